@@ -1,0 +1,26 @@
+import type { Decision } from '../types.js'
+
+/** Tolerance for float arithmetic in the time domain (ms) and in fractional token counts. */
+export const EPSILON = 1e-6
+
+/** Round a duration up to a whole ms, ignoring float noise below {@link EPSILON}; never negative. */
+export function ceilMs(ms: number): number {
+  return ms <= EPSILON ? 0 : Math.ceil(ms - EPSILON)
+}
+
+/** Round a count down to a whole unit, ignoring float noise; never negative. */
+export function floorUnits(units: number): number {
+  return units <= 0 ? 0 : Math.floor(units + EPSILON)
+}
+
+/** Build a decision; every algorithm makes its decisions here so they all share one shape. */
+export function decide(
+  allowed: boolean,
+  limit: number,
+  remaining: number,
+  resetMs: number,
+  retryAfterMs: number,
+  delayMs: number,
+): Decision {
+  return { allowed, limit, remaining, resetMs, retryAfterMs, delayMs, policy: '' }
+}

@@ -1,0 +1,48 @@
+import type { Algorithm } from '../types.js'
+import { decide } from './decision.js'
+import { parseWindowOptions, type WindowOptions } from './options.js'
+
+/**
+ * Fixed window: one counter per window, windows aligned to the clock (12:00:00-12:00:59).
+ * O(1) memory and time. A client can pass up to twice the limit across a boundary: `limit` at the end
+ * of one window and `limit` again at the start of the next.
+ *
+ * State: `[windowStart, count]`.
+ *
+ * @example fixedWindow({ limit: 100, window: '1m' })
+ */
+export function fixedWindow(options: WindowOptions): Algorithm {
+  const { limit, windowMs } = parseWindowOptions(options, 'fixedWindow')
+
+  const countAt = (s: Float64Array, at: number, start: number) => (s[at] === start ? s[at + 1]! : 0)
+
+  const evaluate = (s: Float64Array, at: number, now: number, cost: number, commit: boolean) => {
+    const start = Math.floor(now / windowMs) * windowMs
+    const count = countAt(s, at, start)
+    const untilNext = start + windowMs - now
+    if (count + cost <= limit) {
+      if (commit) {
+        s[at] = start
+        s[at + 1] = count + cost
+      }
+      const used = commit ? count + cost : count
+      return decide(true, limit, Math.floor(limit - used), used > 0 ? untilNext : 0, 0, 0)
+    }
+    return decide(false, limit, Math.floor(limit - count), count > 0 ? untilNext : 0, untilNext, 0)
+  }
+
+  return {
+    kind: 'fixed-window',
+    limit,
+    windowMs,
+    stateSize: 2,
+    params: { limit, windowMs },
+    consume: (s, at, now, cost) => evaluate(s, at, now, cost, true),
+    peek: (s, at, now, cost) => evaluate(s, at, now, cost, false),
+    refund(s, at, now, cost) {
+      const start = Math.floor(now / windowMs) * windowMs
+      if (s[at] === start) s[at + 1] = Math.max(0, s[at + 1]! - cost)
+    },
+    expiresAt: (s, at) => (s[at + 1]! > 0 ? s[at]! + windowMs : 0),
+  }
+}

@@ -1,0 +1,8 @@
+export { fixedWindow } from './fixed-window.js'
+export { type GcraOptions, gcra } from './gcra.js'
+export { type LeakyBucketOptions, leakyBucket } from './leaky-bucket.js'
+export type { WindowOptions } from './options.js'
+export { slidingWindowCounter } from './sliding-window-counter.js'
+export { slidingWindowLog } from './sliding-window-log.js'
+export { type StepResult, step } from './step.js'
+export { type TokenBucketOptions, tokenBucket } from './token-bucket.js'

@@ -1,0 +1,65 @@
+import { z } from 'zod'
+import type { Duration } from '../duration.js'
+import type { Algorithm } from '../types.js'
+import { type Meter, meterDecision, meterExpiresAt, meterRefund } from './bucket.js'
+import { bucketRate, duration, parseOptions, positiveInt } from './options.js'
+
+/** Options of {@link leakyBucket}. */
+export interface LeakyBucketOptions {
+  /**
+   * How many requests the bucket (the queue) holds; one more overflows and is refused.
+   * @example 10
+   */
+  capacity: number
+  /**
+   * Requests that leak out (are processed) every `interval`.
+   * @example 1
+   */
+  leakRate: number
+  /**
+   * The period `leakRate` refers to.
+   * @default '1s'
+   * @example '100ms'
+   */
+  interval?: Duration
+  /**
+   * `'police'` refuses a request that would overflow and lets the others through at once; `'shape'` admits
+   * it with a `delayMs` that makes the output a flat line: a burst of 10 leaking 1 per 100 ms goes out
+   * 100 ms apart.
+   * @default 'police'
+   */
+  mode?: 'police' | 'shape'
+}
+
+const schema = z.strictObject({
+  capacity: positiveInt(),
+  leakRate: bucketRate(),
+  interval: duration().default(1000),
+  mode: z.enum(['police', 'shape'], { error: "'police' or 'shape'" }).default('police'),
+})
+
+/**
+ * Leaky bucket: requests fill a bucket of `capacity` that leaks `leakRate` per `interval`. In `'police'` mode
+ * it refuses what would overflow; in `'shape'` mode it also tells each admitted request how long to wait
+ * (`delayMs`) so that requests leave at the leak rate.
+ *
+ * State: `[level x interval, lastUpdate]`.
+ *
+ * @example leakyBucket({ capacity: 10, leakRate: 1, interval: '100ms', mode: 'shape' })
+ */
+export function leakyBucket(options: LeakyBucketOptions): Algorithm & { readonly mode: 'police' | 'shape' } {
+  const { capacity, leakRate, interval, mode } = parseOptions(schema, options, 'leakyBucket')
+  const meter: Meter = { capacity, rate: leakRate, intervalMs: interval, shape: mode === 'shape' }
+  return {
+    kind: 'leaky-bucket',
+    mode,
+    limit: capacity,
+    windowMs: Math.ceil((capacity * interval) / leakRate),
+    stateSize: 2,
+    params: { capacity, rate: leakRate, intervalMs: interval, shape: meter.shape ? 1 : 0 },
+    consume: (s, at, now, cost) => meterDecision(s, at, now, cost, true, meter),
+    peek: (s, at, now, cost) => meterDecision(s, at, now, cost, false, meter),
+    refund: (s, at, now, cost) => meterRefund(s, at, now, cost, meter),
+    expiresAt: (s, at) => meterExpiresAt(s, at, meter),
+  }
+}

@@ -1,0 +1,30 @@
+import type { Algorithm, Decision } from '../types.js'
+
+/** The result of one pure step: the new state, the decision and how long the state must be kept. */
+export interface StepResult {
+  state: number[]
+  decision: Decision
+  /** ms from `now` until the state equals the fresh state and may be dropped (0: drop it now). */
+  ttlMs: number
+}
+
+/**
+ * The pure form of an algorithm, `(state | undefined, now, cost) -> (state, decision, ttl)`: handy for tests,
+ * simulations and writing a store. The input state is not modified.
+ *
+ * @example
+ * let state
+ * for (const now of [0, 10, 20]) ({ state } = step(tokenBucket({ capacity: 2, refillRate: 1 }), state, now))
+ */
+export function step(
+  algorithm: Algorithm,
+  state: readonly number[] | undefined,
+  now: number,
+  cost = 1,
+): StepResult {
+  const buffer = new Float64Array(algorithm.stateSize)
+  if (state) buffer.set(state)
+  const decision = algorithm.consume(buffer, 0, now, cost)
+  const expiresAt = algorithm.expiresAt(buffer, 0)
+  return { state: Array.from(buffer), decision, ttlMs: Math.max(0, expiresAt - now) }
+}

@@ -1,0 +1,28 @@
+export {
+  fixedWindow,
+  type GcraOptions,
+  gcra,
+  type LeakyBucketOptions,
+  leakyBucket,
+  type StepResult,
+  slidingWindowCounter,
+  slidingWindowLog,
+  step,
+  type TokenBucketOptions,
+  tokenBucket,
+  type WindowOptions,
+} from './algorithms/index.js'
+export { consumeAll, mostRestrictive } from './consume-all.js'
+export { type Duration, type DurationUnit, parseDuration, toMs } from './duration.js'
+export { describeValue, RateLimitConfigError, RateLimitCostError, type RateLimitErrorCode } from './errors.js'
+export { boundKey, MAX_KEY_LENGTH } from './keys.js'
+export {
+  type ConsumeOptions,
+  checkCost,
+  createLimiter,
+  type Limiter,
+  type LimiterOptions,
+} from './limiter.js'
+export { MemoryStore, type MemoryStoreOptions } from './stores/memory.js'
+export type { Algorithm, AlgorithmKind, Awaitable, Clock, ConsumeItem, Decision, Store } from './types.js'
+export { parseOptions } from './validate.js'

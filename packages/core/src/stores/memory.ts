@@ -1,0 +1,136 @@
+import { z } from 'zod'
+import type { Algorithm, Clock, ConsumeItem, Decision, Store } from '../types.js'
+import { parseOptions, positiveInt } from '../validate.js'
+import { SlabTable } from './slab-table.js'
+
+/** Options of {@link MemoryStore}. */
+export interface MemoryStoreOptions {
+  /**
+   * The most keys kept per algorithm (per policy). Past it, the least recently used key is forgotten, which
+   * gives that key a fresh quota; size it above the number of clients you expect to be active at once.
+   * @default 1_000_000
+   * @example 100_000
+   */
+  maxKeys?: number
+  /**
+   * The time source, in ms, used when the limiter passes no time of its own.
+   * @default Date.now
+   * @example () => performance.timeOrigin + performance.now()
+   */
+  clock?: Clock
+}
+
+const schema = z.strictObject({
+  maxKeys: positiveInt().default(1_000_000),
+  clock: z
+    .custom<Clock>((v) => typeof v === 'function', { error: 'a function returning ms' })
+    .default(() => Date.now),
+})
+
+/** Slots looked at by the expiry sweep every {@link SWEEP_EVERY} decisions. */
+const SWEEP_BATCH = 16
+const SWEEP_EVERY = 16
+
+/**
+ * The embedded store: state in this process's memory, decided synchronously (so same-tick requests are
+ * counted exactly), bounded by `maxKeys` with least-recently-used eviction, expired keys swept a few at a
+ * time as decisions are made, with no timer. Per key it keeps a `Map` entry and `stateSize` numbers in a
+ * flat buffer.
+ *
+ * @example
+ * const limiter = createLimiter({ algorithm: gcra({ rate: 10 }), store: new MemoryStore({ maxKeys: 100_000 }) })
+ */
+export class MemoryStore implements Store {
+  private readonly tables = new Map<Algorithm, SlabTable>()
+  private readonly maxKeys: number
+  private readonly clock: Clock
+  private lastAlgorithm: Algorithm | undefined
+  private lastTable: SlabTable | undefined
+  private decisions = 0
+
+  constructor(options: MemoryStoreOptions = {}) {
+    const parsed = parseOptions(schema, options, 'MemoryStore')
+    this.maxKeys = parsed.maxKeys
+    this.clock = parsed.clock
+  }
+
+  /** How many keys the store holds, over all algorithms. */
+  get size(): number {
+    let size = 0
+    for (const table of this.tables.values()) size += table.size
+    return size
+  }
+
+  consume(algorithm: Algorithm, key: string, cost: number, now = this.clock()): Decision {
+    const table = this.table(algorithm)
+    let slot = table.index.get(key)
+    let decision: Decision
+    if (slot === undefined) {
+      decision = algorithm.peek(table.blank, 0, now, cost)
+      if (decision.allowed) {
+        slot = table.allocate(key)
+        decision = algorithm.consume(table.data, slot * table.width, now, cost)
+      }
+    } else {
+      table.touch(slot)
+      decision = algorithm.consume(table.data, slot * table.width, now, cost)
+    }
+    if (++this.decisions % SWEEP_EVERY === 0) table.sweep(now, SWEEP_BATCH)
+    return decision
+  }
+
+  /** Atomic over all items: checks every one first, then consumes them all or none. */
+  consumeAll(items: readonly ConsumeItem[], now = this.clock()): Decision[] {
+    const decisions = items.map((item) => this.peek(item.algorithm, item.key, item.cost, now))
+    if (decisions.every((decision) => decision.allowed)) {
+      return items.map((item) => this.consume(item.algorithm, item.key, item.cost, now))
+    }
+    return decisions
+  }
+
+  peek(algorithm: Algorithm, key: string, cost: number, now = this.clock()): Decision {
+    const table = this.table(algorithm)
+    const slot = table.index.get(key)
+    return slot === undefined
+      ? algorithm.peek(table.blank, 0, now, cost)
+      : algorithm.peek(table.data, slot * table.width, now, cost)
+  }
+
+  refund(algorithm: Algorithm, key: string, cost: number, now = this.clock()): void {
+    const table = this.table(algorithm)
+    const slot = table.index.get(key)
+    if (slot === undefined) return
+    algorithm.refund(table.data, slot * table.width, now, cost)
+    if (algorithm.expiresAt(table.data, slot * table.width) <= now) table.remove(slot)
+  }
+
+  reset(algorithm: Algorithm, key: string): void {
+    const table = this.tables.get(algorithm)
+    const slot = table?.index.get(key)
+    if (table && slot !== undefined) table.remove(slot)
+  }
+
+  /** Drop expired keys now (they are also dropped a few at a time as decisions are made). */
+  sweep(now = this.clock()): void {
+    for (const table of this.tables.values()) table.sweep(now, table.slots)
+  }
+
+  close(): void {
+    for (const table of this.tables.values()) table.clear()
+    this.tables.clear()
+    this.lastAlgorithm = undefined
+    this.lastTable = undefined
+  }
+
+  private table(algorithm: Algorithm): SlabTable {
+    if (algorithm === this.lastAlgorithm) return this.lastTable!
+    let table = this.tables.get(algorithm)
+    if (!table) {
+      table = new SlabTable(algorithm, this.maxKeys)
+      this.tables.set(algorithm, table)
+    }
+    this.lastAlgorithm = algorithm
+    this.lastTable = table
+    return table
+  }
+}

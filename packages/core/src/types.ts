@@ -1,0 +1,84 @@
+/** Milliseconds since the epoch (or since any fixed origin), as a function. Tests pass a virtual clock. */
+export type Clock = () => number
+
+/** A value or a promise of it: stores may answer synchronously. */
+export type Awaitable<T> = T | Promise<T>
+
+/** The answer to one request against one policy. A denial is a value, never an exception. */
+export interface Decision {
+  /** Whether the request may proceed. */
+  allowed: boolean
+  /** The policy's quota (the capacity, for buckets). */
+  limit: number
+  /** Whole units left after this request; never below 0. */
+  remaining: number
+  /** Milliseconds until the policy is back to its full quota. */
+  resetMs: number
+  /** 0 when allowed; otherwise milliseconds until a request of the same cost can pass. */
+  retryAfterMs: number
+  /** 0 unless a shaping policy asks the caller to wait this long before proceeding. */
+  delayMs: number
+  /** The name of the policy that made this decision. */
+  policy: string
+}
+
+/** The algorithms Floodgate ships; a store may use this to pick its implementation (a Lua script, say). */
+export type AlgorithmKind =
+  | 'fixed-window'
+  | 'sliding-window-log'
+  | 'sliding-window-counter'
+  | 'token-bucket'
+  | 'leaky-bucket'
+  | 'gcra'
+
+/**
+ * A rate-limiting algorithm: a small pure state machine.
+ *
+ * Its state is `stateSize` numbers at offset `at` of a `Float64Array`, and all zeros is the fresh state
+ * (a full quota), so a store can keep millions of keys in one flat buffer. `consume` writes the state only
+ * when it allows the request: a refused request never changes state.
+ */
+export interface Algorithm {
+  readonly kind: AlgorithmKind
+  /** The quota reported in headers (`limit` for windows, `capacity` or `burst` for buckets). */
+  readonly limit: number
+  /** The window the quota applies to, in ms (for buckets: the time to refill from empty). */
+  readonly windowMs: number
+  /** How many numbers of state one key needs. */
+  readonly stateSize: number
+  /** The canonical parameters, all numbers in ms and units, as a Redis script takes them. */
+  readonly params: Readonly<Record<string, number>>
+  /** Decide a request of `cost` at time `now`; writes the state only when allowed. */
+  consume(state: Float64Array, at: number, now: number, cost: number): Decision
+  /** The decision a request of `cost` would get now; never writes. `remaining` is before the request. */
+  peek(state: Float64Array, at: number, now: number, cost: number): Decision
+  /** Give `cost` units back (never below an empty count). */
+  refund(state: Float64Array, at: number, now: number, cost: number): void
+  /** When the state becomes equal to the fresh state (all zeros), in ms; 0 when it already is. */
+  expiresAt(state: Float64Array, at: number): number
+}
+
+/** One policy's part of a request, as a store sees it. */
+export interface ConsumeItem {
+  readonly algorithm: Algorithm
+  readonly key: string
+  readonly cost: number
+}
+
+/**
+ * Where the algorithms' state lives. A third party can write one; `@floodgate/testkit`'s conformance suite
+ * tells whether it is right. `now` is passed only when the limiter was given a clock; otherwise the store
+ * uses its own time source (the MemoryStore its `clock`, the RedisStore the Redis server's `TIME`).
+ */
+export interface Store {
+  consume(algorithm: Algorithm, key: string, cost: number, now?: number): Awaitable<Decision>
+  /**
+   * Decide several policies as one: either every item is consumed, or none is. Optional: without it the
+   * limiter consumes one by one and refunds the ones already taken when a later one refuses.
+   */
+  consumeAll?(items: readonly ConsumeItem[], now?: number): Awaitable<Decision[]>
+  peek(algorithm: Algorithm, key: string, cost: number, now?: number): Awaitable<Decision>
+  refund(algorithm: Algorithm, key: string, cost: number, now?: number): Awaitable<void>
+  reset(algorithm: Algorithm, key: string): Awaitable<void>
+  close(): Awaitable<void>
+}

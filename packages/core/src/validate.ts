@@ -1,0 +1,67 @@
+import { z } from 'zod'
+import { toMs } from './duration.js'
+import { RateLimitConfigError, type RateLimitErrorCode } from './errors.js'
+
+/** What a duration option accepts, as error messages say it. */
+export const DURATION_EXPECTED = "a duration like '250ms', '10s', '1m', '1h', '1d' or a number of ms > 0"
+
+/** A finite number > 0. */
+export const positive = (expected = 'a finite number > 0') =>
+  z.number({ error: expected }).refine((n) => Number.isFinite(n) && n > 0, { error: expected })
+
+/** A whole number >= 1. */
+export const positiveInt = (expected = 'a whole number >= 1') =>
+  z.number({ error: expected }).refine((n) => Number.isSafeInteger(n) && n >= 1, { error: expected })
+
+/** A duration, parsed to ms. */
+export const duration = () =>
+  z
+    .custom<number | string>((v) => toMs(v) !== undefined, { error: DURATION_EXPECTED })
+    .transform((v) => toMs(v) as number)
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input
+  for (const part of path) {
+    if (value === null || typeof value !== 'object') return undefined
+    value = (value as Record<PropertyKey, unknown>)[part]
+  }
+  return value
+}
+
+/**
+ * Validate `input` with a zod schema, or throw a {@link RateLimitConfigError} for the first problem, naming
+ * the option (`where.option`), the value given and what is allowed.
+ */
+export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, where: string): z.output<S> {
+  if (input !== undefined && (input === null || typeof input !== 'object' || Array.isArray(input))) {
+    throw new RateLimitConfigError('ERR_FLOODGATE_INVALID_OPTION', where, input, 'an object of options')
+  }
+  const result = schema.safeParse(input ?? {})
+  if (result.success) return result.data
+  const issue = result.error.issues[0]!
+  const path = issue.path.map(String)
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0]!
+    const option = [where, ...path, key].join('.')
+    const known = schemaKeys(schema, issue.path)
+    throw new RateLimitConfigError(
+      'ERR_FLOODGATE_UNKNOWN_OPTION',
+      option,
+      valueAt(input, [...issue.path, key]),
+      known.length > 0 ? `one of the known options (${known.join(', ')})` : 'a known option',
+    )
+  }
+  const code: RateLimitErrorCode =
+    issue.message === DURATION_EXPECTED ? 'ERR_FLOODGATE_INVALID_DURATION' : 'ERR_FLOODGATE_INVALID_OPTION'
+  throw new RateLimitConfigError(code, [where, ...path].join('.'), valueAt(input, issue.path), issue.message)
+}
+
+function schemaKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let current: unknown = schema
+  for (const part of path) {
+    const shape = (current as { shape?: Record<string, unknown> }).shape
+    current = shape?.[String(part)]
+  }
+  const shape = (current as { shape?: Record<string, unknown> } | undefined)?.shape
+  return shape ? Object.keys(shape) : []
+}

@@ -1,0 +1,27 @@
+import { fileURLToPath } from 'node:url'
+import { defineConfig } from 'vitest/config'
+
+const pkg = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url))
+
+// Tests run against the TypeScript sources; the import tests in each package check the built dist.
+export default defineConfig({
+  resolve: {
+    alias: {
+      '@floodgate/core': pkg('core'),
+      '@floodgate/redis': pkg('redis'),
+      '@floodgate/express': pkg('express'),
+      '@floodgate/fastify': pkg('fastify'),
+      '@floodgate/koa': pkg('koa'),
+      '@floodgate/testkit': pkg('testkit'),
+    },
+  },
+  test: {
+    include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'examples/*/*.test.ts'],
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    reporters: ['default', 'json'],
+    outputFile: { json: '.vitest-report.json' },
+  },
+})
