@@ -1,0 +1,5 @@
+export { type AlgorithmCase, algorithmCases } from './algorithms.js'
+export { describeStoreConformance, type StoreFactory } from './conformance.js'
+export { seededRandom } from './random.js'
+export { type Vector, type VectorStep, vectors } from './vectors.js'
+export { type VirtualClock, virtualClock } from './virtual-clock.js'

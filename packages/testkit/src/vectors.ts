@@ -1,0 +1,111 @@
+import {
+  type Algorithm,
+  type Decision,
+  fixedWindow,
+  leakyBucket,
+  slidingWindowCounter,
+  slidingWindowLog,
+  tokenBucket,
+} from '@floodgate/core'
+
+/** One operation of a vector, at an absolute time, with the decision fields it must produce. */
+export interface VectorStep {
+  at: number
+  op?: 'consume' | 'peek' | 'refund' | 'reset'
+  cost?: number
+  /** Repeat the operation this many times at the same instant (each must match `expect`). */
+  times?: number
+  expect?: Partial<Omit<Decision, 'policy'>>
+}
+
+/** A fixed sequence of operations on one key with the decisions it must produce, in every store. */
+export interface Vector {
+  name: string
+  algorithm: () => Algorithm
+  steps: VectorStep[]
+}
+
+const T0 = Date.UTC(2026, 0, 1, 12, 0, 0) // 12:00:00, a minute boundary
+const s = (seconds: number) => T0 + seconds * 1000
+
+export const vectors: readonly Vector[] = [
+  {
+    name: 'token bucket 10, 1 per 100ms: a burst of 10, the 11th refused, one more 100ms later',
+    algorithm: () => tokenBucket({ capacity: 10, refillRate: 1, interval: '100ms' }),
+    steps: [
+      { at: T0, times: 9, expect: { allowed: true } },
+      { at: T0, expect: { allowed: true, remaining: 0, resetMs: 1000 } },
+      { at: T0, expect: { allowed: false, remaining: 0, retryAfterMs: 100 } },
+      { at: T0 + 99, expect: { allowed: false, retryAfterMs: 1 } },
+      { at: T0 + 100, expect: { allowed: true, remaining: 0, resetMs: 1000 } },
+      { at: T0 + 1100, op: 'peek', expect: { allowed: true, remaining: 10, resetMs: 0 } },
+    ],
+  },
+  {
+    name: 'fixed window 100/min: boundary burst of 2x',
+    algorithm: () => fixedWindow({ limit: 100, window: '1m' }),
+    steps: [
+      { at: s(59), times: 100, expect: { allowed: true } },
+      { at: s(59), expect: { allowed: false, remaining: 0, retryAfterMs: 1000, resetMs: 1000 } },
+      { at: s(61), times: 99, expect: { allowed: true } },
+      { at: s(61), expect: { allowed: true, remaining: 0, resetMs: 59_000 } },
+      { at: s(61), expect: { allowed: false, retryAfterMs: 59_000 } },
+      { at: s(61), op: 'refund', cost: 2 },
+      { at: s(61), op: 'peek', expect: { allowed: true, remaining: 2 } },
+    ],
+  },
+  {
+    name: 'sliding window log 100/min refuses the boundary burst',
+    algorithm: () => slidingWindowLog({ limit: 100, window: '1m' }),
+    steps: [
+      { at: s(59), times: 100, expect: { allowed: true } },
+      { at: s(61), expect: { allowed: false, remaining: 0, retryAfterMs: 58_000, resetMs: 58_000 } },
+      { at: s(119) - 1, expect: { allowed: false, retryAfterMs: 1 } },
+      { at: s(119), cost: 100, expect: { allowed: true, remaining: 0, resetMs: 60_000 } },
+    ],
+  },
+  {
+    name: 'sliding window counter 100/min: prev 84, curr 18, 30% in gives 76.8',
+    algorithm: () => slidingWindowCounter({ limit: 100, window: '1m' }),
+    steps: [
+      { at: s(0), cost: 84, expect: { allowed: true, remaining: 16 } },
+      { at: s(77), cost: 18, expect: { allowed: true } },
+      { at: s(78), op: 'peek', expect: { allowed: true, remaining: 23, resetMs: 102_000 } },
+      { at: s(78), cost: 23, expect: { allowed: true, remaining: 0 } },
+      { at: s(78), expect: { allowed: false, retryAfterMs: 572 } },
+    ],
+  },
+  {
+    name: 'sliding window counter 100/min: prev 80, curr 30, 40% in gives 78',
+    algorithm: () => slidingWindowCounter({ limit: 100, window: '1m' }),
+    steps: [
+      { at: s(0), cost: 80 },
+      { at: s(83), cost: 30, expect: { allowed: true } },
+      { at: s(84), op: 'peek', expect: { allowed: true, remaining: 22 } },
+      { at: s(84), cost: 23, expect: { allowed: false, retryAfterMs: 750 } },
+      { at: s(84) + 749, cost: 23, expect: { allowed: false, retryAfterMs: 1 } },
+      { at: s(84) + 750, cost: 23, expect: { allowed: true, remaining: 0 } },
+    ],
+  },
+  {
+    name: 'leaky bucket 10, 1 per 100ms, police: the 11th is dropped',
+    algorithm: () => leakyBucket({ capacity: 10, leakRate: 1, interval: '100ms' }),
+    steps: [
+      { at: T0, times: 10, expect: { allowed: true, delayMs: 0 } },
+      { at: T0, expect: { allowed: false, retryAfterMs: 100 } },
+    ],
+  },
+  {
+    name: 'leaky bucket 10, 1 per 100ms, shape: released one per 100ms',
+    algorithm: () => leakyBucket({ capacity: 10, leakRate: 1, interval: '100ms', mode: 'shape' }),
+    steps: [
+      { at: T0, expect: { allowed: true, delayMs: 0 } },
+      { at: T0, expect: { allowed: true, delayMs: 100 } },
+      { at: T0, expect: { allowed: true, delayMs: 200 } },
+      { at: T0, times: 6, expect: { allowed: true } },
+      { at: T0, expect: { allowed: true, delayMs: 900, remaining: 0 } },
+      { at: T0, expect: { allowed: false, retryAfterMs: 100 } },
+      { at: T0 + 250, expect: { allowed: true, delayMs: 750 } },
+    ],
+  },
+]
