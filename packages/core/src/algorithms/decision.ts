@@ -1,7 +1,11 @@
 import type { Decision } from '../types.js'
 
-/** Tolerance for float arithmetic in the time domain (ms) and in fractional token counts. */
-export const EPSILON = 1e-6
+/**
+ * Tolerance for float arithmetic in the time domain, in ms (1 µs). GCRA keeps an absolute timestamp plus
+ * fractional emission intervals; at epoch magnitudes (1.7e12 ms) one rounding is up to 2.4e-4 ms, so
+ * comparisons and roundings forgive that much. The other algorithms compute in exact integer arithmetic.
+ */
+export const EPSILON = 1e-3
 
 /** Round a duration up to a whole ms, ignoring float noise below {@link EPSILON}; never negative. */
 export function ceilMs(ms: number): number {
