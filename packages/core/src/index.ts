@@ -12,9 +12,11 @@ export {
   tokenBucket,
   type WindowOptions,
 } from './algorithms/index.js'
+export { cachedClock } from './clocks/cached-clock.js'
 export { consumeAll, mostRestrictive } from './consume-all.js'
 export { type Duration, type DurationUnit, parseDuration, toMs } from './duration.js'
 export { describeValue, RateLimitConfigError, RateLimitCostError, type RateLimitErrorCode } from './errors.js'
+export * from './http/index.js'
 export { boundKey, MAX_KEY_LENGTH } from './keys.js'
 export {
   type ConsumeOptions,

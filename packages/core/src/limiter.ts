@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { RateLimitConfigError, RateLimitCostError } from './errors.js'
-import { boundKey } from './keys.js'
+import { boundKey, MAX_KEY_LENGTH } from './keys.js'
 import { MemoryStore } from './stores/memory.js'
 import type { Algorithm, Clock, Decision, Store } from './types.js'
 import { parseOptions } from './validate.js'
@@ -124,6 +124,9 @@ export function createLimiter(options: LimiterOptions): Limiter {
     decision.policy = name
     return decision
   }
+  /** The hot path: a short string key, a cost of 1 or a valid cost, a synchronous store. */
+  const isPlainKey = (key: unknown): key is string =>
+    typeof key === 'string' && key.length > 0 && key.length <= MAX_KEY_LENGTH
 
   return {
     name,
@@ -131,8 +134,12 @@ export function createLimiter(options: LimiterOptions): Limiter {
     store,
     consume(key, options) {
       try {
-        const result = store.consume(algorithm, storeKey(key), costOf(options), clock?.())
-        return result instanceof Promise ? result.then(named) : Promise.resolve(named(result))
+        const cost = options === undefined || options.cost === undefined ? 1 : costOf(options)
+        const storeKeyed = isPlainKey(key) ? (prefix === '' ? key : prefix + key) : storeKey(key)
+        const result = store.consume(algorithm, storeKeyed, cost, clock === undefined ? undefined : clock())
+        if (result instanceof Promise) return result.then(named)
+        result.policy = name
+        return Promise.resolve(result)
       } catch (error) {
         return Promise.reject(error)
       }

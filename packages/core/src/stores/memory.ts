@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { cachedClock } from '../clocks/cached-clock.js'
 import type { Algorithm, Clock, ConsumeItem, Decision, Store } from '../types.js'
 import { parseOptions, positiveInt } from '../validate.js'
 import { SlabTable } from './slab-table.js'
@@ -14,22 +15,27 @@ export interface MemoryStoreOptions {
   maxKeys?: number
   /**
    * The time source, in ms, used when the limiter passes no time of its own.
-   * @default Date.now
-   * @example () => performance.timeOrigin + performance.now()
+   * @default a cached `Date.now()`, read at most once per ms under load (see `cachedClock`)
+   * @example Date.now
    */
   clock?: Clock
 }
 
 const schema = z.strictObject({
   maxKeys: positiveInt().default(1_000_000),
-  clock: z
-    .custom<Clock>((v) => typeof v === 'function', { error: 'a function returning ms' })
-    .default(() => Date.now),
+  clock: z.custom<Clock>((v) => typeof v === 'function', { error: 'a function returning ms' }).optional(),
 })
 
 /** Slots looked at by the expiry sweep every {@link SWEEP_EVERY} decisions. */
 const SWEEP_BATCH = 16
 const SWEEP_EVERY = 16
+
+/** One cached wall clock shared by every MemoryStore that is not given a clock. */
+let sharedClock: Clock | undefined
+const defaultClock = (): Clock => {
+  sharedClock ??= cachedClock()
+  return sharedClock
+}
 
 /**
  * The embedded store: state in this process's memory, decided synchronously (so same-tick requests are
@@ -51,7 +57,7 @@ export class MemoryStore implements Store {
   constructor(options: MemoryStoreOptions = {}) {
     const parsed = parseOptions(schema, options, 'MemoryStore')
     this.maxKeys = parsed.maxKeys
-    this.clock = parsed.clock
+    this.clock = parsed.clock ?? defaultClock()
   }
 
   /** How many keys the store holds, over all algorithms. */
