@@ -105,7 +105,13 @@ describe('consumeAll: several policies as one request', () => {
   })
 
   it('mostRestrictive picks the refusal with the longest wait, else the fewest left', () => {
-    const d = (policy: string, allowed: boolean, remaining: number, limit: number, retryAfterMs = 0): Decision => ({
+    const d = (
+      policy: string,
+      allowed: boolean,
+      remaining: number,
+      limit: number,
+      retryAfterMs = 0,
+    ): Decision => ({
       allowed,
       limit,
       remaining,
@@ -115,7 +121,9 @@ describe('consumeAll: several policies as one request', () => {
       policy,
     })
     expect(mostRestrictive([d('a', true, 5, 10), d('b', true, 50, 1000)])!.policy).toBe('b')
-    expect(mostRestrictive([d('a', true, 5, 10), d('b', false, 0, 10, 5), d('c', false, 0, 10, 9)])!.policy).toBe('c')
+    expect(
+      mostRestrictive([d('a', true, 5, 10), d('b', false, 0, 10, 5), d('c', false, 0, 10, 9)])!.policy,
+    ).toBe('c')
     expect(mostRestrictive([])).toBeUndefined()
   })
 })

@@ -54,17 +54,57 @@ describe('invalid options fail at creation, naming the option, the value and wha
   })
 
   it.each([
-    ['zero limit', () => slidingWindowCounter({ limit: 0, window: '1m' }), 'slidingWindowCounter.limit', '0 (number)'],
+    [
+      'zero limit',
+      () => slidingWindowCounter({ limit: 0, window: '1m' }),
+      'slidingWindowCounter.limit',
+      '0 (number)',
+    ],
     ['negative limit', () => fixedWindow({ limit: -5, window: '1m' }), 'fixedWindow.limit', '-5 (number)'],
-    ['NaN limit', () => slidingWindowLog({ limit: Number.NaN, window: '1m' }), 'slidingWindowLog.limit', 'NaN (number)'],
-    ['fractional limit', () => fixedWindow({ limit: 2.5, window: '1m' }), 'fixedWindow.limit', '2.5 (number)'],
-    ['string limit', () => fixedWindow({ limit: '10' as never, window: '1m' }), 'fixedWindow.limit', "'10' (string)"],
+    [
+      'NaN limit',
+      () => slidingWindowLog({ limit: Number.NaN, window: '1m' }),
+      'slidingWindowLog.limit',
+      'NaN (number)',
+    ],
+    [
+      'fractional limit',
+      () => fixedWindow({ limit: 2.5, window: '1m' }),
+      'fixedWindow.limit',
+      '2.5 (number)',
+    ],
+    [
+      'string limit',
+      () => fixedWindow({ limit: '10' as never, window: '1m' }),
+      'fixedWindow.limit',
+      "'10' (string)",
+    ],
     ['negative window', () => fixedWindow({ limit: 1, window: -5 }), 'fixedWindow.window', '-5 (number)'],
-    ['zero capacity', () => tokenBucket({ capacity: 0, refillRate: 1 }), 'tokenBucket.capacity', '0 (number)'],
-    ['infinite rate', () => tokenBucket({ capacity: 1, refillRate: Number.POSITIVE_INFINITY }), 'tokenBucket.refillRate', 'Infinity (number)'],
-    ['bad mode', () => leakyBucket({ capacity: 1, leakRate: 1, mode: 'queue' as never }), 'leakyBucket.mode', "'queue' (string)"],
+    [
+      'zero capacity',
+      () => tokenBucket({ capacity: 0, refillRate: 1 }),
+      'tokenBucket.capacity',
+      '0 (number)',
+    ],
+    [
+      'infinite rate',
+      () => tokenBucket({ capacity: 1, refillRate: Number.POSITIVE_INFINITY }),
+      'tokenBucket.refillRate',
+      'Infinity (number)',
+    ],
+    [
+      'bad mode',
+      () => leakyBucket({ capacity: 1, leakRate: 1, mode: 'queue' as never }),
+      'leakyBucket.mode',
+      "'queue' (string)",
+    ],
     ['zero rate', () => gcra({ rate: 0 }), 'gcra.rate', '0 (number)'],
-    ['missing window', () => fixedWindow({ limit: 1 } as never), 'fixedWindow.window', 'undefined (undefined)'],
+    [
+      'missing window',
+      () => fixedWindow({ limit: 1 } as never),
+      'fixedWindow.window',
+      'undefined (undefined)',
+    ],
     ['maxKeys 0', () => new MemoryStore({ maxKeys: 0 }), 'MemoryStore.maxKeys', '0 (number)'],
   ])('%s', (_name, create, option, shown) => {
     const error = configError(create)
@@ -103,11 +143,18 @@ describe('invalid options fail at creation, naming the option, the value and wha
 
 describe('invalid calls', () => {
   const limiter = createLimiter({ algorithm: fixedWindow({ limit: 5, window: '1s' }) })
-  it.each([-1, 0, Number.NaN, Number.POSITIVE_INFINITY, '2'])('a cost of %j rejects with ERR_FLOODGATE_INVALID_COST', async (cost) => {
-    await expect(limiter.consume('k', { cost: cost as number })).rejects.toMatchObject({ code: 'ERR_FLOODGATE_INVALID_COST' })
-  })
+  it.each([-1, 0, Number.NaN, Number.POSITIVE_INFINITY, '2'])(
+    'a cost of %j rejects with ERR_FLOODGATE_INVALID_COST',
+    async (cost) => {
+      await expect(limiter.consume('k', { cost: cost as number })).rejects.toMatchObject({
+        code: 'ERR_FLOODGATE_INVALID_COST',
+      })
+    },
+  )
   it('an empty or non-string key rejects', async () => {
     await expect(limiter.consume('')).rejects.toMatchObject({ code: 'ERR_FLOODGATE_INVALID_KEY' })
-    await expect(limiter.consume(undefined as never)).rejects.toMatchObject({ code: 'ERR_FLOODGATE_INVALID_KEY' })
+    await expect(limiter.consume(undefined as never)).rejects.toMatchObject({
+      code: 'ERR_FLOODGATE_INVALID_KEY',
+    })
   })
 })

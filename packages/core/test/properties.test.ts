@@ -61,41 +61,61 @@ const start = fc.integer({ min: 0, max: 2_000_000_000_000 })
 describe('never more than the limit in any window the algorithm promises', () => {
   it('fixed window: at most `limit` per aligned window', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 5000 }), traffic(400, 4), start, (limit, w, ops, t0) => {
-        const admitted = run(fixedWindow({ limit, window: w }), ops, t0)
-        const perWindow = new Map<number, number>()
-        for (const a of admitted) perWindow.set(Math.floor(a.at / w), (perWindow.get(Math.floor(a.at / w)) ?? 0) + a.cost)
-        for (const count of perWindow.values()) expect(count).toBeLessThanOrEqual(limit)
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 1, max: 5000 }),
+        traffic(400, 4),
+        start,
+        (limit, w, ops, t0) => {
+          const admitted = run(fixedWindow({ limit, window: w }), ops, t0)
+          const perWindow = new Map<number, number>()
+          for (const a of admitted)
+            perWindow.set(Math.floor(a.at / w), (perWindow.get(Math.floor(a.at / w)) ?? 0) + a.cost)
+          for (const count of perWindow.values()) expect(count).toBeLessThanOrEqual(limit)
+        },
+      ),
     )
   })
 
   it('sliding window log: at most `limit` in every rolling window', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 5000 }), traffic(400, 4), start, (limit, w, ops, t0) => {
-        const admitted = run(slidingWindowLog({ limit, window: w }), ops, t0)
-        expect(maxInWindow(admitted, w)).toBeLessThanOrEqual(limit)
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 1, max: 5000 }),
+        traffic(400, 4),
+        start,
+        (limit, w, ops, t0) => {
+          const admitted = run(slidingWindowLog({ limit, window: w }), ops, t0)
+          expect(maxInWindow(admitted, w)).toBeLessThanOrEqual(limit)
+        },
+      ),
     )
   })
 
   it('sliding window counter: at most `limit` per aligned window, and the weighted estimate never above it', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 5000 }), traffic(400, 4), start, (limit, w, ops, t0) => {
-        const algorithm = slidingWindowCounter({ limit, window: w })
-        const admitted = run(algorithm, ops, t0)
-        const perWindow = new Map<number, number>()
-        for (const a of admitted) perWindow.set(Math.floor(a.at / w), (perWindow.get(Math.floor(a.at / w)) ?? 0) + a.cost)
-        for (const [index, count] of perWindow) {
-          expect(count).toBeLessThanOrEqual(limit)
-          // At the last admission of the window, curr + prev * (1 - elapsed) <= limit.
-          const last = admitted.filter((a) => Math.floor(a.at / w) === index).at(-1)!
-          const prev = perWindow.get(index - 1) ?? 0
-          expect(count * w + prev * (w - (last.at - index * w))).toBeLessThanOrEqual(limit * w)
-        }
-        // And in any rolling window, never more than twice the limit.
-        expect(maxInWindow(admitted, w)).toBeLessThanOrEqual(2 * limit)
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 1, max: 5000 }),
+        traffic(400, 4),
+        start,
+        (limit, w, ops, t0) => {
+          const algorithm = slidingWindowCounter({ limit, window: w })
+          const admitted = run(algorithm, ops, t0)
+          const perWindow = new Map<number, number>()
+          for (const a of admitted)
+            perWindow.set(Math.floor(a.at / w), (perWindow.get(Math.floor(a.at / w)) ?? 0) + a.cost)
+          for (const [index, count] of perWindow) {
+            expect(count).toBeLessThanOrEqual(limit)
+            // At the last admission of the window, curr + prev * (1 - elapsed) <= limit.
+            const last = admitted.filter((a) => Math.floor(a.at / w) === index).at(-1)!
+            const prev = perWindow.get(index - 1) ?? 0
+            expect(count * w + prev * (w - (last.at - index * w))).toBeLessThanOrEqual(limit * w)
+          }
+          // And in any rolling window, never more than twice the limit.
+          expect(maxInWindow(admitted, w)).toBeLessThanOrEqual(2 * limit)
+        },
+      ),
     )
   })
 
@@ -111,23 +131,41 @@ describe('never more than the limit in any window the algorithm promises', () =>
           fc.integer({ min: 1, max: 3000 }),
           (capacity, rate, interval, ops, t0, span) => {
             const admitted = run(make(capacity, rate, interval), ops, t0)
-            expect(maxInWindow(admitted, span + 1)).toBeLessThanOrEqual(capacity + (span * rate) / interval + 1e-9)
+            expect(maxInWindow(admitted, span + 1)).toBeLessThanOrEqual(
+              capacity + (span * rate) / interval + 1e-9,
+            )
           },
         ),
       )
     })
-  bucketBound('token bucket', (capacity, refillRate, interval) => tokenBucket({ capacity, refillRate, interval }))
-  bucketBound('leaky bucket (police)', (capacity, leakRate, interval) => leakyBucket({ capacity, leakRate, interval }))
+  bucketBound('token bucket', (capacity, refillRate, interval) =>
+    tokenBucket({ capacity, refillRate, interval }),
+  )
+  bucketBound('leaky bucket (police)', (capacity, leakRate, interval) =>
+    leakyBucket({ capacity, leakRate, interval }),
+  )
   bucketBound('gcra', (burst, rate, period) => gcra({ rate, period, burst }))
 
   it('leaky bucket (shape): requests leave at most one per interval / rate, whatever arrives', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 5 }), fc.integer({ min: 10, max: 2000 }), traffic(300, 1), start, (capacity, leakRate, interval, ops, t0) => {
-        const admitted = run(leakyBucket({ capacity, leakRate, interval, mode: 'shape' }), ops.map((o) => ({ ...o, cost: 1 })), t0)
-        const leaves = admitted.map((a) => a.at + a.delayMs).sort((a, b) => a - b)
-        const spacing = interval / leakRate
-        for (let i = 1; i < leaves.length; i++) expect(leaves[i]! - leaves[i - 1]!).toBeGreaterThanOrEqual(Math.floor(spacing))
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 10, max: 2000 }),
+        traffic(300, 1),
+        start,
+        (capacity, leakRate, interval, ops, t0) => {
+          const admitted = run(
+            leakyBucket({ capacity, leakRate, interval, mode: 'shape' }),
+            ops.map((o) => ({ ...o, cost: 1 })),
+            t0,
+          )
+          const leaves = admitted.map((a) => a.at + a.delayMs).sort((a, b) => a - b)
+          const spacing = interval / leakRate
+          for (let i = 1; i < leaves.length; i++)
+            expect(leaves[i]! - leaves[i - 1]!).toBeGreaterThanOrEqual(Math.floor(spacing))
+        },
+      ),
     )
   })
 })
@@ -165,24 +203,30 @@ describe.each(every)('%s', (_name, make) => {
 
   it('retryAfterMs is honest: waiting it passes, retrying 1 ms earlier does not', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 12 }), traffic(500, 3), start, fc.integer({ min: 1, max: 3 }), (limit, ops, t0, probeCost) => {
-        const algorithm = make(limit)
-        fc.pre(probeCost <= algorithm.limit)
-        const state = new Float64Array(algorithm.stateSize)
-        let now = t0
-        for (const op of ops) {
-          now += op.gap
-          algorithm.consume(state, 0, now, op.cost)
-        }
-        const refused = algorithm.consume(state, 0, now, probeCost)
-        if (refused.allowed) return
-        expect(refused.retryAfterMs).toBeGreaterThan(0)
-        expect(Number.isInteger(refused.retryAfterMs)).toBe(true)
-        const early = algorithm.peek(state, 0, now + refused.retryAfterMs - 1, probeCost)
-        expect(early.allowed).toBe(false)
-        const onTime = algorithm.peek(state, 0, now + refused.retryAfterMs, probeCost)
-        expect(onTime.allowed).toBe(true)
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 12 }),
+        traffic(500, 3),
+        start,
+        fc.integer({ min: 1, max: 3 }),
+        (limit, ops, t0, probeCost) => {
+          const algorithm = make(limit)
+          fc.pre(probeCost <= algorithm.limit)
+          const state = new Float64Array(algorithm.stateSize)
+          let now = t0
+          for (const op of ops) {
+            now += op.gap
+            algorithm.consume(state, 0, now, op.cost)
+          }
+          const refused = algorithm.consume(state, 0, now, probeCost)
+          if (refused.allowed) return
+          expect(refused.retryAfterMs).toBeGreaterThan(0)
+          expect(Number.isInteger(refused.retryAfterMs)).toBe(true)
+          const early = algorithm.peek(state, 0, now + refused.retryAfterMs - 1, probeCost)
+          expect(early.allowed).toBe(false)
+          const onTime = algorithm.peek(state, 0, now + refused.retryAfterMs, probeCost)
+          expect(onTime.allowed).toBe(true)
+        },
+      ),
     )
   })
 
