@@ -1,5 +1,15 @@
 export { type AlgorithmCase, algorithmCases } from './algorithms.js'
 export { describeStoreConformance, type StoreFactory } from './conformance.js'
 export { seededRandom } from './random.js'
+export {
+  freePort,
+  pingRedis,
+  type RedisCluster,
+  type RedisServer,
+  requireSharedRedis,
+  SHARED_REDIS,
+  startRedis,
+  startRedisCluster,
+} from './redis.js'
 export { type Vector, type VectorStep, vectors } from './vectors.js'
 export { type VirtualClock, virtualClock } from './virtual-clock.js'

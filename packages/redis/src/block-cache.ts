@@ -1,0 +1,86 @@
+import type { Algorithm } from '@floodgate/core'
+import type { RedisDecision } from './decision.js'
+
+interface Entry {
+  algorithm: Algorithm
+  cost: number
+  /** Refuse locally until this time (exclusive). */
+  until: number
+  /** Whether the times are the limiter's injected clock (else this process's monotonic clock). */
+  injected: boolean
+  decision: RedisDecision
+  at: number
+}
+
+/**
+ * A bounded local cache of refused keys: once Redis refuses a key, further requests for it (of at least the
+ * same cost) are refused here, with no round trip, until just before its `retryAfterMs` has passed. It
+ * refuses 1 ms less than Redis said (Redis rounds its waits up to a whole ms) and counts from when the
+ * request was sent, so it never refuses longer than Redis would. When full, the oldest entry is dropped.
+ */
+export class BlockCache {
+  private readonly entries = new Map<string, Entry>()
+
+  constructor(readonly maxKeys: number) {}
+
+  get size(): number {
+    return this.entries.size
+  }
+
+  /** A local refusal for `key`, or `undefined` when Redis must be asked. */
+  get(
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    now: number,
+    injected: boolean,
+  ): RedisDecision | undefined {
+    const entry = this.entries.get(key)
+    if (!entry) return undefined
+    if (entry.injected !== injected || entry.algorithm !== algorithm) return undefined
+    if (now >= entry.until || now < entry.at) {
+      this.entries.delete(key)
+      return undefined
+    }
+    if (cost < entry.cost) return undefined
+    const elapsed = now - entry.at
+    const d = entry.decision
+    return {
+      allowed: false,
+      limit: d.limit,
+      remaining: d.remaining,
+      resetMs: Math.max(0, d.resetMs - elapsed),
+      retryAfterMs: Math.max(0, d.retryAfterMs - elapsed),
+      delayMs: 0,
+      policy: '',
+      source: 'block-cache',
+    }
+  }
+
+  /** Remember a refusal decided for a request sent at `sentAt`. */
+  add(
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    decision: RedisDecision,
+    sentAt: number,
+    injected: boolean,
+  ): void {
+    const hold = decision.retryAfterMs - 1
+    if (hold <= 0 || cost > algorithm.limit) return
+    if (this.entries.size >= this.maxKeys && !this.entries.has(key)) {
+      const oldest = this.entries.keys().next().value
+      if (oldest !== undefined) this.entries.delete(oldest)
+    }
+    this.entries.delete(key)
+    this.entries.set(key, { algorithm, cost, until: sentAt + hold, injected, decision, at: sentAt })
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key)
+  }
+
+  clear(): void {
+    this.entries.clear()
+  }
+}

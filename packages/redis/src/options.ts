@@ -1,0 +1,153 @@
+import { parseOptions, type Store } from '@floodgate/core'
+import type { Redis } from 'ioredis'
+import { z } from 'zod'
+
+/**
+ * The Redis client, as the few things the store uses: `evalsha`, `eval` and `del`, plus ioredis's `status`
+ * and `isCluster` when it has them. `new Redis(url)`, `new Redis.Cluster(nodes)` and clients with
+ * `enableAutoPipelining` all fit.
+ */
+export type RedisClient = Pick<Redis, 'evalsha' | 'eval' | 'del'> & {
+  readonly status?: string
+  readonly isCluster?: boolean
+}
+
+/** What to do when Redis fails, times out or is known to be down. */
+export type FailMode = 'open' | 'closed' | 'fallback'
+
+/** What `onError` is told about a failure. */
+export interface RedisStoreErrorEvent {
+  /** The store method that failed. */
+  operation: 'consume' | 'consumeAll' | 'peek' | 'refund' | 'reset'
+  /** The key, as the store received it (for `consumeAll`, the first item's). */
+  key: string
+  /** The fail mode the decision took. */
+  failMode: FailMode
+  /** Whether the error was the `timeoutMs` bound. */
+  timedOut: boolean
+}
+
+/** Options of {@link RedisStore}. */
+export interface RedisStoreOptions {
+  /**
+   * The ioredis client (standalone or Cluster). The store never closes it: you own it.
+   * @example new Redis(process.env.REDIS_URL)
+   * @example new Redis.Cluster([{ host: '10.0.0.1', port: 6379 }], { enableAutoPipelining: true })
+   */
+  client: RedisClient
+  /**
+   * Put before every key: `prefix:{key}:algorithm`. It must not contain `{` or `}` (the key's hash tag
+   * follows it).
+   * @default 'floodgate'
+   * @example 'rl:api'
+   */
+  prefix?: string
+  /**
+   * The most a decision waits for Redis, in ms. Past it the decision is taken by `failMode`, and Redis is
+   * not waited on again for `cooldownMs`.
+   * @default 500
+   * @example 100
+   */
+  timeoutMs?: number
+  /**
+   * What a decision is when Redis fails or times out: `'open'` allows the request, `'closed'` refuses it,
+   * `'fallback'` asks the `fallback` store (an in-memory insurance limiter, per process). The decision
+   * says which (`source: 'fail-open' | 'fail-closed' | 'fallback'`), and `onError` is called.
+   * @default 'open'
+   * @example 'fallback'
+   */
+  failMode?: FailMode
+  /**
+   * The store `failMode: 'fallback'` decides with while Redis is unavailable. Its limits count per process.
+   * @default new MemoryStore() (when failMode is 'fallback')
+   * @example new MemoryStore({ maxKeys: 100_000 })
+   */
+  fallback?: Store
+  /**
+   * After a timeout or a connection error, how long (ms) decisions take the fail mode at once, without
+   * trying Redis; afterwards Redis is tried again as soon as the client is connected. Also the
+   * `retryAfterMs` of a fail-closed refusal.
+   * @default 1000
+   * @example 250
+   */
+  cooldownMs?: number
+  /**
+   * Refuse a key locally, with no round trip, after Redis refused it, until its `retryAfterMs` has passed.
+   * Off by default. `true` keeps up to 10,000 keys; `{ maxKeys }` sets the bound. A refund or reset made
+   * through this store clears the key; one made by another process is seen when the entry runs out.
+   * @default false
+   * @example { maxKeys: 50_000 }
+   */
+  blockCache?: boolean | { maxKeys: number }
+  /**
+   * How long (ms) a key is kept after its state has become equal to a fresh one. Expiring later changes no
+   * decision; it keeps a slow caller's (or a test's virtual clock's) view of time from being outrun by
+   * Redis's real-time expiry.
+   * @default 2000
+   * @example 0
+   */
+  expiryGraceMs?: number
+  /**
+   * Called with every Redis error or timeout (not with the fail-fast decisions taken while the circuit is
+   * open). It must not throw.
+   * @default undefined (none)
+   * @example (error, event) => log.warn({ err: error, ...event }, 'rate limiter store failed')
+   */
+  onError?: (error: Error, event: RedisStoreErrorEvent) => void
+}
+
+const isClient = (v: unknown): v is RedisClient =>
+  typeof v === 'object' &&
+  v !== null &&
+  ['evalsha', 'eval', 'del'].every((m) => typeof (v as Record<string, unknown>)[m] === 'function')
+const isStore = (v: unknown): v is Store =>
+  typeof v === 'object' &&
+  v !== null &&
+  ['consume', 'peek', 'refund', 'reset'].every((m) => typeof (v as Record<string, unknown>)[m] === 'function')
+
+const positiveMs = (expected: string) =>
+  z.number({ error: expected }).refine((n) => Number.isFinite(n) && n > 0, { error: expected })
+const wholeMs = (expected: string) =>
+  z.number({ error: expected }).refine((n) => Number.isSafeInteger(n) && n >= 0, { error: expected })
+
+const schema = z.strictObject({
+  client: z.custom<RedisClient>(isClient, {
+    error: 'an ioredis client (new Redis(url) or new Redis.Cluster(nodes))',
+  }),
+  prefix: z
+    .string({ error: 'a non-empty string without { or }' })
+    .regex(/^[^{}]+$/, { error: 'a non-empty string without { or }' })
+    .default('floodgate'),
+  timeoutMs: positiveMs('a number of ms > 0').default(500),
+  failMode: z
+    .enum(['open', 'closed', 'fallback'], { error: "'open', 'closed' or 'fallback'" })
+    .default('open'),
+  fallback: z.custom<Store>(isStore, { error: 'a store (consume, peek, refund, reset)' }).optional(),
+  cooldownMs: positiveMs('a number of ms > 0').default(1000),
+  blockCache: z
+    .union(
+      [
+        z.boolean(),
+        z.strictObject({
+          maxKeys: z
+            .number()
+            .refine((n) => Number.isSafeInteger(n) && n >= 1, { error: 'a whole number >= 1' }),
+        }),
+      ],
+      { error: 'true, false or { maxKeys }' },
+    )
+    .default(false),
+  expiryGraceMs: wholeMs('a whole number of ms >= 0').default(2000),
+  onError: z
+    .custom<(error: Error, event: RedisStoreErrorEvent) => void>((v) => typeof v === 'function', {
+      error: 'a function',
+    })
+    .optional(),
+})
+
+export type ParsedOptions = z.output<typeof schema>
+
+/** Validate the options, or throw a `RateLimitConfigError` naming the option, the value and what is allowed. */
+export function parseStoreOptions(options: RedisStoreOptions): ParsedOptions {
+  return parseOptions(schema, options, 'RedisStore')
+}

@@ -1,0 +1,40 @@
+/**
+ * Fixed window, as `@floodgate/core`'s `fixedWindow`: state `"windowStart count"`.
+ * Params: limit, windowMs.
+ */
+export const FIXED_WINDOW = `
+local function fixed_window(key, op, now, cost, grace, limit, w)
+  local raw = redis.call('GET', key)
+  local stored, stored_count = 0, 0
+  if raw then
+    local a, b = string.match(raw, '^(%S+) (%S+)$')
+    stored, stored_count = tonumber(a), tonumber(b)
+  end
+  local start = math.floor(now / w) * w
+  if op == 'r' then
+    if raw and stored == start then
+      local left = math.max(0, stored_count - cost)
+      local expires_in = 0
+      if left > 0 then expires_in = start + w - now end
+      keep(key, num(start) .. ' ' .. num(left), expires_in, grace)
+    end
+    return false
+  end
+  local count = 0
+  if stored == start then count = stored_count end
+  local until_next = start + w - now
+  if count + cost <= limit then
+    local used = count
+    if op == 'c' then
+      used = count + cost
+      keep(key, num(start) .. ' ' .. num(used), until_next, grace)
+    end
+    local reset = 0
+    if used > 0 then reset = until_next end
+    return reply(1, math.floor(limit - used), reset, 0, 0)
+  end
+  local reset = 0
+  if count > 0 then reset = until_next end
+  return reply(0, math.floor(limit - count), reset, until_next, 0)
+end
+`
