@@ -13,3 +13,4 @@ export {
 } from './redis.js'
 export { type Vector, type VectorStep, vectors } from './vectors.js'
 export { type VirtualClock, virtualClock } from './virtual-clock.js'
+export { type AdapterApp, type AdapterAppSetup, type AdapterDriver, type AdapterRequest, type AdapterResponse, type AdapterRoute, describeAdapterConformance } from './adapters.js'

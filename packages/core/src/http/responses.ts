@@ -1,0 +1,65 @@
+/** The 429 body's format: our JSON, or RFC 9457 problem details. */
+export type ResponseFormat = 'json' | 'problem+json'
+
+export const JSON_TYPE = 'application/json; charset=utf-8'
+export const PROBLEM_TYPE = 'application/problem+json'
+
+/** The default message: `Too many requests, retry in 30 seconds.` */
+export const retryMessage = (retryAfter: number): string =>
+  `Too many requests, retry in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`
+
+/** Builds a refusal's body from the refusing policy, the wait in seconds and the message. */
+export type BodyBuilder = (policy: string, retryAfter: number, message: string | undefined) => string
+
+/**
+ * Compile the body builder once. The default body is
+ * `{ "error": "rate_limited", "message": "Too many requests, retry in 30 seconds.", "retryAfter": 30, "policy": "ip" }`;
+ * `'problem+json'` gives RFC 9457 `{ type, title, status, detail, retryAfter, policy }`. Bodies with the
+ * default message are cached per policy and wait, so a refusal costs no serialisation.
+ */
+export function compileBody(format: ResponseFormat, status: number, title: string): BodyBuilder {
+  const build =
+    format === 'json'
+      ? (policy: string, retryAfter: number, message: string) =>
+          JSON.stringify({ error: 'rate_limited', message, retryAfter, policy })
+      : (policy: string, retryAfter: number, message: string) =>
+          JSON.stringify({ type: 'about:blank', title, status, detail: message, retryAfter, policy })
+  const cache = new Map<string, string>()
+  return (policy, retryAfter, message) => {
+    if (message !== undefined) return build(policy, retryAfter, message)
+    const id = `${retryAfter}|${policy}`
+    let body = cache.get(id)
+    if (body === undefined) {
+      body = build(policy, retryAfter, retryMessage(retryAfter))
+      if (cache.size >= 4096) cache.clear()
+      cache.set(id, body)
+    }
+    return body
+  }
+}
+
+/** The reason phrase of the statuses a limiter sends. */
+export function statusTitle(status: number): string {
+  switch (status) {
+    case 429:
+      return 'Too Many Requests'
+    case 503:
+      return 'Service Unavailable'
+    case 403:
+      return 'Forbidden'
+    default:
+      return 'Rate Limited'
+  }
+}
+
+/** The body of a request whose client address is unknown (see `RateLimitRequestError`). */
+export const NO_ADDRESS_BODY = JSON.stringify({
+  error: 'client_address_unknown',
+  message: 'The client address is unknown, so this request cannot be rate limited.',
+})
+
+/** The body when the store failed and `failMode` is `'closed'`. */
+export const UNAVAILABLE_BODY = JSON.stringify({
+  error: 'rate_limiter_unavailable',
+  message: 'The rate limiter is unavailable; try again shortly.',
+})

@@ -1,0 +1,37 @@
+import type { AdapterApp, AdapterAppSetup, AdapterDriver } from '@floodgate/testkit'
+import express from 'express'
+import request from 'supertest'
+import { rateLimit } from '../src/index.js'
+
+/** Builds Express apps for the adapter conformance suite; requests go through real HTTP (supertest). */
+export const expressDriver: AdapterDriver = {
+  name: 'express',
+  createApp(setup: AdapterAppSetup): AdapterApp {
+    const app = express()
+    app.set('trust proxy', setup.trustProxy ?? false)
+    if (setup.noAddress) {
+      app.use((req, _res, next) => {
+        Object.defineProperty(req, 'ip', { value: undefined })
+        next()
+      })
+    }
+    if (setup.options) app.use(rateLimit(setup.options))
+    for (const route of setup.routes ?? [{ path: '/' }]) {
+      const method = (route.method ?? 'GET').toLowerCase() as 'get' | 'post'
+      const handlers: express.RequestHandler[] = []
+      if (route.rateLimit) handlers.push(rateLimit(route.rateLimit))
+      handlers.push((_req, res) => {
+        res.status(route.status ?? 200).json({ ok: true })
+      })
+      app[method](route.path, ...handlers)
+    }
+    const server = app.listen(0, '127.0.0.1')
+    return {
+      async request({ method = 'GET', path, headers = {} }) {
+        const res = await request(server)[method.toLowerCase() as 'get'](path).set(headers)
+        return { status: res.status, headers: res.headers as Record<string, string>, body: res.body }
+      },
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    }
+  },
+}
