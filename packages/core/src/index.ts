@@ -28,3 +28,4 @@ export {
 export { MemoryStore, type MemoryStoreOptions } from './stores/memory.js'
 export type { Algorithm, AlgorithmKind, Awaitable, Clock, ConsumeItem, Decision, Store } from './types.js'
 export { parseOptions } from './validate.js'
+export * from './http/index.js'
