@@ -1,0 +1,115 @@
+import { fixedWindow, gcra, slidingWindowCounter, tokenBucket } from '@floodgate/core'
+import { seededRandom } from '@floodgate/testkit'
+import type { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BlockCache, RedisStore } from '../src/index.js'
+import { sharedClient, testPrefix } from './helpers.js'
+
+let client: Redis
+beforeAll(async () => {
+  client = await sharedClient()
+})
+afterAll(async () => {
+  await client?.quit()
+})
+
+const T0 = Date.UTC(2026, 0, 1, 12)
+
+async function evalshaCalls(): Promise<number> {
+  const info = await client.info('commandstats')
+  return Number(/cmdstat_evalsha:calls=(\d+)/.exec(info)?.[1] ?? 0)
+}
+
+describe('block cache', () => {
+  it('is off by default', async () => {
+    const store = new RedisStore({ client, prefix: testPrefix('nocache') })
+    const algorithm = fixedWindow({ limit: 1, window: '1m' })
+    await store.consume(algorithm, 'k', 1, T0)
+    expect((await store.consume(algorithm, 'k', 1, T0)).source).toBe('redis')
+    expect((await store.consume(algorithm, 'k', 1, T0)).source).toBe('redis')
+  })
+
+  it('refuses a refused key locally, with no round trip, until retryAfterMs has (nearly) passed', async () => {
+    const store = new RedisStore({ client, prefix: testPrefix('cache'), blockCache: true })
+    const algorithm = fixedWindow({ limit: 2, window: '1m' })
+    await store.consume(algorithm, 'k', 2, T0)
+    const refused = await store.consume(algorithm, 'k', 1, T0)
+    expect(refused).toMatchObject({ allowed: false, source: 'redis', retryAfterMs: 60_000 })
+    const before = await evalshaCalls()
+    const local = await store.consume(algorithm, 'k', 1, T0 + 10_000)
+    expect(local).toMatchObject({ allowed: false, source: 'block-cache', retryAfterMs: 50_000, remaining: 0 })
+    expect(await evalshaCalls()).toBe(before + 0)
+    // The last ms goes to Redis (it rounds up), and so does everything after.
+    expect((await store.consume(algorithm, 'k', 1, T0 + 59_999)).source).toBe('redis')
+    expect((await store.consume(algorithm, 'k', 1, T0 + 60_000)).allowed).toBe(true)
+  })
+
+  it('never refuses what Redis would allow: random differential against the uncached store', async () => {
+    const algorithms = [
+      fixedWindow({ limit: 3, window: '1s' }),
+      slidingWindowCounter({ limit: 3, window: '1s' }),
+      tokenBucket({ capacity: 3, refillRate: 2, interval: '1s' }),
+      gcra({ rate: 3, period: '1s', burst: 2 }),
+    ]
+    for (const algorithm of algorithms) {
+      const cached = new RedisStore({
+        client,
+        prefix: testPrefix(`diff-cached-${algorithm.kind}`),
+        blockCache: true,
+      })
+      const plain = new RedisStore({ client, prefix: testPrefix(`diff-plain-${algorithm.kind}`) })
+      const random = seededRandom(42)
+      let now = T0 + 17
+      let local = 0
+      for (let i = 0; i < 300; i++) {
+        now += Math.floor(random() * 150)
+        const cost = random() < 0.8 ? 1 : 2
+        const a = await cached.consume(algorithm, 'k', cost, now)
+        const b = await plain.consume(algorithm, 'k', cost, now)
+        if (a.source === 'block-cache') {
+          local++
+          // A local refusal only where Redis refuses too; the uncached store then keeps the same state.
+          expect(b.allowed, `${algorithm.kind} op ${i}`).toBe(false)
+        } else {
+          expect(a.allowed, `${algorithm.kind} op ${i}`).toBe(b.allowed)
+        }
+      }
+      expect(local, algorithm.kind).toBeGreaterThan(0)
+    }
+  })
+
+  it('a cheaper request, a refund or a reset through this store go to Redis', async () => {
+    const store = new RedisStore({ client, prefix: testPrefix('cheaper'), blockCache: true })
+    const algorithm = tokenBucket({ capacity: 4, refillRate: 1, interval: '1s' })
+    await store.consume(algorithm, 'k', 3, T0)
+    expect((await store.consume(algorithm, 'k', 2, T0)).source).toBe('redis')
+    expect((await store.consume(algorithm, 'k', 2, T0)).source).toBe('block-cache')
+    expect((await store.consume(algorithm, 'k', 1, T0)).allowed).toBe(true)
+    expect((await store.consume(algorithm, 'k', 1, T0)).source).toBe('redis')
+    await store.refund(algorithm, 'k', 1, T0)
+    expect((await store.consume(algorithm, 'k', 1, T0)).allowed).toBe(true)
+    await store.consume(algorithm, 'k', 1, T0)
+    await store.reset(algorithm, 'k')
+    expect((await store.consume(algorithm, 'k', 1, T0)).allowed).toBe(true)
+  })
+
+  it('is bounded: the oldest entry goes first', () => {
+    const cache = new BlockCache(2)
+    const algorithm = fixedWindow({ limit: 1, window: '1m' })
+    const refused = {
+      allowed: false,
+      limit: 1,
+      remaining: 0,
+      resetMs: 1000,
+      retryAfterMs: 1000,
+      delayMs: 0,
+      policy: '',
+      source: 'redis' as const,
+    }
+    for (const key of ['a', 'b', 'c']) cache.add(key, algorithm, 1, refused, 0, true)
+    expect(cache.size).toBe(2)
+    expect(cache.get('a', algorithm, 1, 10, true)).toBeUndefined()
+    expect(cache.get('c', algorithm, 1, 10, true)?.retryAfterMs).toBe(990)
+    expect(cache.get('c', algorithm, 1, 999, true)).toBeUndefined() // refuses 1 ms less than Redis said
+  })
+})
