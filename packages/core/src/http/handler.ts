@@ -124,6 +124,24 @@ function outcome(
   }
 }
 
+const KIND_CODES: Record<string, string> = {
+  'fixed-window': 'fw',
+  'sliding-window-log': 'swl',
+  'sliding-window-counter': 'swc',
+  'token-bucket': 'tb',
+  'leaky-bucket': 'lb',
+  gcra: 'gcra',
+}
+
+/**
+ * A policy's algorithm and parameters in its keys (`swc:100,60000`): two limiters that share a store and a
+ * prefix share counters only when their policies are the same, and no algorithm ever reads another's state.
+ */
+function signature(algorithm: Algorithm): string {
+  const params = Object.values(algorithm.params).join(',')
+  return `${KIND_CODES[algorithm.kind] ?? algorithm.kind}:${params}`
+}
+
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
@@ -161,7 +179,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
       name,
       algorithm: spec.algorithm,
       keyer: compileKey(key),
-      prefix: `${prefix}${name}|`,
+      prefix: `${prefix}${name}|${signature(spec.algorithm)}|`,
       cost: typeof cost === 'number' ? cost : 1,
       costOf: typeof cost === 'function' ? cost : undefined,
     }

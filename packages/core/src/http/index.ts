@@ -19,6 +19,7 @@ export {
 } from './keys.js'
 export {
   type LimitedResponse,
+  mergeRateLimitOptions,
   type PolicyOptions,
   type RateLimitOptions,
   type RequestFunction,

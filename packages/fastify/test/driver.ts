@@ -1,0 +1,44 @@
+import type { AdapterApp, AdapterAppSetup, AdapterDriver } from '@floodgate/testkit'
+import Fastify from 'fastify'
+import { rateLimit } from '../src/index.js'
+
+/** Builds Fastify apps for the adapter conformance suite; requests go through `fastify.inject`. */
+export const fastifyDriver: AdapterDriver = {
+  name: 'fastify',
+  async createApp(setup: AdapterAppSetup): Promise<AdapterApp> {
+    const trustProxy = setup.trustProxy === 'loopback' ? '127.0.0.1' : (setup.trustProxy ?? false)
+    const app = Fastify({ trustProxy })
+    if (setup.noAddress) {
+      app.addHook('onRequest', async (request) => {
+        Object.defineProperty(request, 'ip', { value: undefined })
+      })
+    }
+    await app.register(rateLimit, setup.options ?? { global: false })
+    for (const route of setup.routes ?? [{ path: '/' }]) {
+      app.route({
+        method: route.method ?? 'GET',
+        url: route.path,
+        config: route.rateLimit ? { rateLimit: route.rateLimit } : setup.options ? {} : { rateLimit: false },
+        handler: async (_request, reply) => reply.code(route.status ?? 200).send({ ok: true }),
+      })
+    }
+    await app.ready()
+    return {
+      async request({ method = 'GET', path, headers = {} }) {
+        const res = await app.inject({
+          method: method as 'GET',
+          url: path,
+          headers,
+          remoteAddress: '127.0.0.1',
+        })
+        const type = String(res.headers['content-type'] ?? '')
+        return {
+          status: res.statusCode,
+          headers: res.headers as Record<string, string>,
+          body: type.includes('json') ? res.json() : res.body,
+        }
+      },
+      close: () => app.close(),
+    }
+  },
+}

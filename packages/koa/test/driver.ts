@@ -1,0 +1,42 @@
+import type { AdapterApp, AdapterAppSetup, AdapterDriver } from '@floodgate/testkit'
+import Router from '@koa/router'
+import Koa from 'koa'
+import request from 'supertest'
+import { rateLimit } from '../src/index.js'
+
+/** Builds Koa apps (routes on @koa/router) for the adapter conformance suite; requests through supertest. */
+export const koaDriver: AdapterDriver = {
+  name: 'koa',
+  createApp(setup: AdapterAppSetup): AdapterApp {
+    const app = new Koa()
+    app.proxy = setup.trustProxy !== undefined && setup.trustProxy !== false
+    // Behind one trusted proxy, the client is the entry that proxy appended: the last one.
+    if (setup.trustProxy === 'loopback') app.maxIpsCount = 1
+    if (setup.noAddress) {
+      app.use((ctx, next) => {
+        Object.defineProperty(ctx.request, 'ip', { value: '' })
+        return next()
+      })
+    }
+    if (setup.options) app.use(rateLimit(setup.options))
+    const router = new Router()
+    for (const route of setup.routes ?? [{ path: '/' }]) {
+      const method = (route.method ?? 'GET').toLowerCase() as 'get' | 'post'
+      const respond = (ctx: Koa.Context) => {
+        ctx.status = route.status ?? 200
+        ctx.body = { ok: true }
+      }
+      if (route.rateLimit) router[method](route.path, rateLimit(route.rateLimit), respond)
+      else router[method](route.path, respond)
+    }
+    app.use(router.routes())
+    const server = app.listen(0, '127.0.0.1')
+    return {
+      async request({ method = 'GET', path, headers = {} }) {
+        const res = await request(server)[method.toLowerCase() as 'get'](path).set(headers)
+        return { status: res.status, headers: res.headers as Record<string, string>, body: res.body }
+      },
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    }
+  },
+}
