@@ -237,7 +237,7 @@ const nameSchema = z.string({ error: NAME_EXPECTED }).regex(/^[\w.:~/-]{1,64}$/,
 const COST_EXPECTED = 'a finite number > 0 or a function of the request returning one'
 const costSchema = z.union(
   [
-    z.number().refine((n) => Number.isFinite(n) && n > 0),
+    z.number().refine((n) => Number.isFinite(n) && n > 0, { error: COST_EXPECTED }),
     z.custom<() => number>((v) => typeof v === 'function'),
   ],
   { error: COST_EXPECTED },
@@ -256,6 +256,7 @@ const headersSchema = z.union(
   { error: HEADERS_EXPECTED },
 )
 
+const IPV6_EXPECTED = 'a whole number of bits from 1 to 128, or false'
 const RANGE_EXPECTED = "an IP address or CIDR range like '10.0.0.0/8' or '2001:db8::/32'"
 
 const policySchema = z.strictObject({
@@ -303,9 +304,15 @@ export const rateLimitOptionsSchema = z
       )
       .optional(),
     ipv6Subnet: z
-      .union([z.literal(false), z.number().refine((n) => Number.isInteger(n) && n >= 1 && n <= 128)], {
-        error: 'a whole number of bits from 1 to 128, or false',
-      })
+      .union(
+        [
+          z.literal(false),
+          z.number().refine((n) => Number.isInteger(n) && n >= 1 && n <= 128, { error: IPV6_EXPECTED }),
+        ],
+        {
+          error: IPV6_EXPECTED,
+        },
+      )
       .optional(),
     dryRun: z.boolean({ error: 'true or false' }).optional(),
     onLimited: fn('a function (req, outcome) => void').optional(),

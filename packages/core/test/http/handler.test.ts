@@ -1,0 +1,271 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import {
+  type Algorithm,
+  createRateLimitHandler,
+  fixedWindow,
+  leakyBucket,
+  MemoryStore,
+  type RequestInfo,
+  type Store,
+} from '../../src/index.js'
+
+const START = Date.UTC(2026, 0, 1, 12)
+const req = (over: Partial<RequestInfo<any>> = {}): RequestInfo<any> => ({
+  ip: '203.0.113.7',
+  method: 'GET',
+  route: '/things/:id',
+  path: '/things/1',
+  headers: {},
+  native: { headers: {} as Record<string, string> },
+  ...over,
+})
+const clock = () => {
+  let now = START
+  return { now: () => now, advance: (ms: number) => (now += ms) }
+}
+
+/** The MemoryStore without `consumeAll`, so the handler takes core's consume-then-refund path, and with its keys recorded. */
+function oneByOne(keys: string[] = []): Store {
+  const memory = new MemoryStore()
+  return {
+    consume: (a: Algorithm, k: string, c: number, n?: number) => {
+      keys.push(k)
+      return memory.consume(a, k, c, n)
+    },
+    peek: (a, k, c, n) => memory.peek(a, k, c, n),
+    refund: (a, k, c, n) => memory.refund(a, k, c, n),
+    reset: (a, k) => memory.reset(a, k),
+    close: () => memory.close(),
+  }
+}
+
+afterEach(() => vi.restoreAllMocks())
+
+describe('createRateLimitHandler', () => {
+  it('with no options: 100 a minute per IP, sliding window counter, draft-6 headers', async () => {
+    const handler = createRateLimitHandler()
+    const outcome = await handler.handle(req())
+    expect(outcome.allowed).toBe(true)
+    expect(outcome.decision?.policy).toBe('ip')
+    expect(outcome.headers['RateLimit-Limit']).toBe('100')
+    expect(outcome.headers['RateLimit-Remaining']).toBe('99')
+    expect(outcome.headers['RateLimit-Policy']).toBe('100;w=60')
+  })
+
+  it('without an atomic consumeAll, a refusal still spends nothing in any policy', async () => {
+    const c = clock()
+    const handler = createRateLimitHandler({
+      store: oneByOne(),
+      clock: c.now,
+      user: (r: { headers: Record<string, string> }) => r.headers['x-user'],
+      limits: [
+        { name: 'ip', key: 'ip', algorithm: fixedWindow({ limit: 3, window: '1m' }) },
+        { name: 'user', key: 'user', algorithm: fixedWindow({ limit: 1, window: '1m' }) },
+      ],
+    })
+    const as = (user: string) => req({ native: { headers: { 'x-user': user } } })
+    expect((await handler.handle(as('a'))).allowed).toBe(true)
+    const refused = await handler.handle(as('a'))
+    expect(refused.allowed).toBe(false)
+    expect(refused.decision?.policy).toBe('user')
+    expect((await handler.handle(as('b'))).decisions[0]!.remaining).toBe(1)
+  })
+
+  it('keys carry the prefix, the policy, its algorithm and escaped parts; long ones are hashed', async () => {
+    const keys: string[] = []
+    const handler = createRateLimitHandler({
+      store: oneByOne(keys),
+      prefix: 'api',
+      key: ['user', 'endpoint'],
+      user: () => `${'x'.repeat(300)}|ip:1.2.3.4`,
+      algorithm: fixedWindow({ limit: 5, window: '1m' }),
+    })
+    await handler.handle(req())
+    expect(keys).toHaveLength(1)
+    expect(keys[0]!.length).toBeLessThanOrEqual(200)
+    expect(keys[0]!.startsWith('#')).toBe(true)
+
+    const short = createRateLimitHandler({ store: oneByOne(keys), prefix: 'api', limit: 5, window: '1m' })
+    await short.handle(req())
+    expect(keys[1]).toBe('api:ip|swc:5,60000|ip:203.0.113.7')
+  })
+
+  it("a user id equal to an address does not share that address's bucket", async () => {
+    const handler = createRateLimitHandler({
+      key: 'user',
+      user: (r: { user?: string }) => r.user,
+      limit: 1,
+      window: '1m',
+      clock: clock().now,
+    })
+    expect((await handler.handle(req())).allowed).toBe(true) // anonymous: keyed by 203.0.113.7
+    expect((await handler.handle(req({ ip: '198.51.100.1', native: { user: '203.0.113.7' } }))).allowed).toBe(
+      true,
+    )
+    expect((await handler.handle(req())).allowed).toBe(false)
+  })
+
+  it('a refusal is a value: no error, a cached body, Retry-After and no-store', async () => {
+    const handler = createRateLimitHandler({ limit: 1, window: '1m', clock: clock().now })
+    await handler.handle(req())
+    const a = await handler.handle(req())
+    const b = await handler.handle(req())
+    expect(a.allowed).toBe(false)
+    expect(a.error).toBeUndefined()
+    expect(a.status).toBe(429)
+    expect(a.body).toBe(b.body)
+    expect(JSON.parse(a.body!)).toEqual({
+      error: 'rate_limited',
+      message: 'Too many requests, retry in 120 seconds.',
+      retryAfter: 120,
+      policy: 'ip',
+    })
+    expect(a.headers['Retry-After']).toBe('120')
+    expect(a.headers['Cache-Control']).toBe('no-store')
+  })
+
+  it('message and handler options shape the refusal; a throwing handler leaves the default', async () => {
+    const withMessage = createRateLimitHandler({
+      limit: 1,
+      message: (_r, info, d) => `${info.method} refused by ${d.policy}`,
+    })
+    await withMessage.handle(req())
+    expect(JSON.parse((await withMessage.handle(req())).body!).message).toBe('GET refused by ip')
+
+    const custom = createRateLimitHandler({
+      limit: 1,
+      handler: async () => ({
+        status: 503,
+        body: 'busy',
+        contentType: 'text/plain',
+        headers: { 'X-Why': 'busy' },
+      }),
+    })
+    await custom.handle(req())
+    const out = await custom.handle(req())
+    expect([out.status, out.body, out.contentType, out.headers['X-Why']]).toEqual([
+      503,
+      'busy',
+      'text/plain',
+      'busy',
+    ])
+
+    const errors: unknown[] = []
+    const broken = createRateLimitHandler({
+      limit: 1,
+      onError: (e) => errors.push(e),
+      handler: () => {
+        throw new Error('oops')
+      },
+    })
+    await broken.handle(req())
+    const fallback = await broken.handle(req())
+    expect(fallback.status).toBe(429)
+    expect(JSON.parse(fallback.body!).error).toBe('rate_limited')
+    expect(errors).toHaveLength(1)
+  })
+
+  it('shaping: the handler waits the largest delay of the policies, through the injected sleep', async () => {
+    const sleeps: number[] = []
+    const handler = createRateLimitHandler({
+      clock: clock().now,
+      sleep: async (ms) => {
+        sleeps.push(ms)
+      },
+      limits: [
+        {
+          name: 'fast',
+          algorithm: leakyBucket({ capacity: 5, leakRate: 10, interval: '1s', mode: 'shape' }),
+        },
+        { name: 'slow', algorithm: leakyBucket({ capacity: 5, leakRate: 2, interval: '1s', mode: 'shape' }) },
+      ],
+    })
+    expect((await handler.handle(req())).delayMs).toBe(0)
+    expect((await handler.handle(req())).delayMs).toBe(500)
+    expect(sleeps).toEqual([500])
+  })
+
+  it('refunds on completion, once, by the response status', async () => {
+    const c = clock()
+    const failed = createRateLimitHandler({ limit: 2, skipFailedRequests: true, clock: c.now })
+    expect(failed.refunds).toBe(true)
+    const first = await failed.handle(req())
+    failed.complete(first, 500)
+    failed.complete(first, 500) // twice: refunded once
+    const second = await failed.handle(req())
+    failed.complete(second, 0) // the connection closed first: a failure
+    const third = await failed.handle(req())
+    expect(third.decisions[0]!.remaining).toBe(1)
+    failed.complete(third, 200)
+    expect((await failed.handle(req())).allowed).toBe(true)
+    expect((await failed.handle(req())).allowed).toBe(false)
+
+    expect(createRateLimitHandler().refunds).toBe(false)
+  })
+
+  it('dry run never blocks, not even a request with no address', async () => {
+    const handler = createRateLimitHandler({ limit: 1, dryRun: true, onError: () => {} })
+    await handler.handle(req())
+    const over = await handler.handle(req())
+    expect([over.allowed, over.limited, over.headers['Retry-After']]).toEqual([true, true, undefined])
+    const noIp = await handler.handle(req({ ip: undefined }))
+    expect(noIp.allowed).toBe(true)
+    expect((noIp.error as { code: string }).code).toBe('ERR_FLOODGATE_NO_CLIENT_ADDRESS')
+  })
+
+  it('skip may be async; a throwing skip follows failMode', async () => {
+    const handler = createRateLimitHandler({
+      limit: 1,
+      skip: async (r: { skip?: boolean }) => r.skip === true,
+    })
+    expect((await handler.handle(req({ native: { skip: true } }))).skipped).toBe(true)
+    expect((await handler.handle(req({ native: { skip: true } }))).skipped).toBe(true)
+    expect((await handler.handle(req())).allowed).toBe(true)
+    expect((await handler.handle(req())).allowed).toBe(false)
+
+    const closed = createRateLimitHandler({
+      failMode: 'closed',
+      onError: () => {},
+      skip: () => {
+        throw new Error('bad skip')
+      },
+    })
+    expect((await closed.handle(req())).status).toBe(503)
+  })
+
+  it('an invalid cost from a cost function is an error, not a crash', async () => {
+    const errors: unknown[] = []
+    const handler = createRateLimitHandler({ cost: () => -1, onError: (e) => errors.push(e) })
+    const outcome = await handler.handle(req())
+    expect(outcome.allowed).toBe(true)
+    expect((errors[0] as { code: string }).code).toBe('ERR_FLOODGATE_INVALID_COST')
+  })
+
+  it('without onError, the first error of each kind is a process warning, later ones are silent', async () => {
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {})
+    const down: Store = {
+      consume: () => Promise.reject(new Error('down')),
+      peek: () => Promise.reject(new Error('down')),
+      refund: () => undefined,
+      reset: () => undefined,
+      close: () => undefined,
+    }
+    const handler = createRateLimitHandler({ store: down })
+    for (let i = 0; i < 3; i++) expect((await handler.handle(req())).allowed).toBe(true)
+    await handler.handle(req({ ip: undefined }))
+    await handler.handle(req({ ip: 'garbage' }))
+    expect(warn).toHaveBeenCalledTimes(2)
+    expect(String(warn.mock.calls[0]![0])).toContain('down')
+  })
+
+  it('legacy headers use the clock for the epoch reset', async () => {
+    const c = clock()
+    c.advance(1_000)
+    const handler = createRateLimitHandler({
+      headers: 'legacy',
+      algorithm: fixedWindow({ limit: 5, window: '10s' }),
+      clock: c.now,
+    })
+    expect((await handler.handle(req())).headers['X-RateLimit-Reset']).toBe(String((START + 10_000) / 1000))
+  })
+})
