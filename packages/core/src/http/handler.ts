@@ -142,6 +142,26 @@ function signature(algorithm: Algorithm): string {
   return `${KIND_CODES[algorithm.kind] ?? algorithm.kind}:${params}`
 }
 
+/** Per store, one algorithm object per signature: the MemoryStore keeps state per algorithm object. */
+const canonical = new WeakMap<Store, Map<string, Algorithm>>()
+
+/**
+ * The algorithm object this store already knows under the same signature, else this one. So two limiters
+ * sharing a store, a prefix and a policy share its counters on every store alike (the MemoryStore keys its
+ * state by algorithm object; Redis by key).
+ */
+function shared(store: Store, algorithm: Algorithm, id: string): Algorithm {
+  let known = canonical.get(store)
+  if (!known) {
+    known = new Map()
+    canonical.set(store, known)
+  }
+  const existing = known.get(id)
+  if (existing) return existing
+  known.set(id, algorithm)
+  return algorithm
+}
+
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
@@ -175,11 +195,12 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     const key = spec.key ?? 'ip'
     const name = spec.name ?? defaultName(spec.key)
     const cost = spec.cost ?? topCost
+    const id = signature(spec.algorithm)
     return {
       name,
-      algorithm: spec.algorithm,
+      algorithm: shared(store, spec.algorithm, id),
       keyer: compileKey(key),
-      prefix: `${prefix}${name}|${signature(spec.algorithm)}|`,
+      prefix: `${prefix}${name}|${id}|`,
       cost: typeof cost === 'number' ? cost : 1,
       costOf: typeof cost === 'function' ? cost : undefined,
     }

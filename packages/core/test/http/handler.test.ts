@@ -268,4 +268,18 @@ describe('createRateLimitHandler', () => {
     })
     expect((await handler.handle(req())).headers['X-RateLimit-Reset']).toBe(String((START + 10_000) / 1000))
   })
+
+  it('two handlers sharing a store, a prefix and a policy share its counter; otherwise they do not', async () => {
+    const store = new MemoryStore()
+    const a = createRateLimitHandler({ store, algorithm: fixedWindow({ limit: 1, window: '1m' }) })
+    const b = createRateLimitHandler({ store, algorithm: fixedWindow({ limit: 1, window: '1m' }) })
+    const other = createRateLimitHandler({
+      store,
+      prefix: 'other',
+      algorithm: fixedWindow({ limit: 1, window: '1m' }),
+    })
+    expect((await a.handle(req())).allowed).toBe(true)
+    expect((await b.handle(req())).allowed).toBe(false)
+    expect((await other.handle(req())).allowed).toBe(true)
+  })
 })

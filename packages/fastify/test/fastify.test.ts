@@ -1,0 +1,87 @@
+import { RateLimitConfigError } from '@floodgate/core'
+import Fastify from 'fastify'
+import { describe, expect, it } from 'vitest'
+import { rateLimit } from '../src/index.js'
+
+const hello = async () => ({ hello: 'world' })
+
+describe('@floodgate/fastify', () => {
+  it('register with no options: 100 a minute per IP, draft-6 headers; request.rateLimit is the outcome', async () => {
+    const app = Fastify()
+    await app.register(rateLimit)
+    app.get('/', async (request) => ({ remaining: request.rateLimit?.decision?.remaining }))
+    const res = await app.inject('/')
+    expect(res.headers['ratelimit-limit']).toBe('100')
+    expect(res.headers['ratelimit-policy']).toBe('100;w=60')
+    expect(res.json()).toEqual({ remaining: 99 })
+    await app.close()
+  })
+
+  it('config.rateLimit sets a route its own limit over the plugin options, or false for none', async () => {
+    const app = Fastify()
+    await app.register(rateLimit, { limit: 5, window: '1m', headers: 'draft-7' })
+    app.get('/', hello)
+    app.get('/strict', { config: { rateLimit: { limit: 1, window: '1m' } } }, hello)
+    app.get('/open', { config: { rateLimit: false } }, hello)
+    expect((await app.inject('/strict')).headers.ratelimit).toMatch(/^limit=1, remaining=0, reset=\d+$/)
+    expect((await app.inject('/strict')).statusCode).toBe(429)
+    expect((await app.inject('/')).headers.ratelimit).toMatch(/^limit=5, remaining=4/)
+    const open = await app.inject('/open')
+    expect(open.statusCode).toBe(200)
+    expect(open.headers.ratelimit).toBeUndefined()
+    await app.close()
+  })
+
+  it('route limits count per route unless routes share a prefix (a route group)', async () => {
+    const app = Fastify()
+    await app.register(rateLimit, { global: false })
+    const own = { rateLimit: { limit: 1, window: '1m' as const } }
+    const group = { rateLimit: { limit: 1, window: '1m' as const, prefix: 'exports' } }
+    app.get('/a', { config: own }, hello)
+    app.get('/b', { config: own }, hello)
+    app.get('/g1', { config: group }, hello)
+    app.get('/g2', { config: group }, hello)
+    app.get('/none', hello)
+    expect((await app.inject('/a')).statusCode).toBe(200)
+    expect((await app.inject('/b')).statusCode).toBe(200)
+    expect((await app.inject('/g1')).statusCode).toBe(200)
+    expect((await app.inject('/g2')).statusCode).toBe(429)
+    expect((await app.inject('/none')).headers['ratelimit-limit']).toBeUndefined()
+    await app.close()
+  })
+
+  it("'endpoint' uses request.routeOptions.url, even from the plugin-wide hook", async () => {
+    const app = Fastify()
+    await app.register(rateLimit, { key: 'endpoint', limit: 2, window: '1m' })
+    app.get('/items/:id', hello)
+    expect((await app.inject('/items/1')).statusCode).toBe(200)
+    expect((await app.inject('/items/2')).statusCode).toBe(200)
+    const refused = await app.inject('/items/3')
+    expect(refused.statusCode).toBe(429)
+    expect(refused.json().policy).toBe('endpoint')
+    await app.close()
+  })
+
+  it('a decorator for manual checks, registered once even when the plugin is registered twice', async () => {
+    const app = Fastify()
+    await app.register(rateLimit, { global: false })
+    await app.register(rateLimit, { global: false })
+    expect(app.hasDecorator('rateLimit')).toBe(true)
+    app.get('/manual', { onRequest: app.rateLimit({ limit: 1, window: '1m' }) }, hello)
+    expect((await app.inject('/manual')).statusCode).toBe(200)
+    const refused = await app.inject('/manual')
+    expect(refused.statusCode).toBe(429)
+    expect(refused.headers['retry-after']).toBeDefined()
+    await app.close()
+  })
+
+  it('invalid options fail at registration, naming the option', async () => {
+    const app = Fastify()
+    await expect(app.register(rateLimit, { limit: 0 })).rejects.toThrow(RateLimitConfigError)
+    const other = Fastify()
+    await other.register(rateLimit)
+    expect(() => other.get('/', { config: { rateLimit: { window: 'soon' as never } } }, hello)).toThrow(
+      /rateLimit\.window/,
+    )
+  })
+})

@@ -1,0 +1,66 @@
+import { RateLimitConfigError } from '@floodgate/core'
+import Router from '@koa/router'
+import Koa from 'koa'
+import request from 'supertest'
+import { describe, expect, it } from 'vitest'
+import { rateLimit } from '../src/index.js'
+
+describe('@floodgate/koa', () => {
+  it('app.use(rateLimit()): 100 a minute per IP, draft-6 headers; ctx.state.rateLimit is the outcome', async () => {
+    const app = new Koa()
+    app.use(rateLimit())
+    app.use((ctx) => {
+      ctx.body = { remaining: ctx.state.rateLimit?.decision?.remaining }
+    })
+    const res = await request(app.callback()).get('/')
+    expect(res.headers['ratelimit-limit']).toBe('100')
+    expect(res.headers['ratelimit-policy']).toBe('100;w=60')
+    expect(res.body.remaining).toBe(99)
+  })
+
+  it('on a @koa/router route, with the router prefix in the pattern', async () => {
+    const routes: (string | undefined)[] = []
+    const router = new Router({ prefix: '/api' })
+    router.get(
+      '/users/:id',
+      rateLimit({
+        key: ['endpoint', (_ctx, info) => void routes.push(info.route)],
+        limit: 1,
+        window: '1m',
+      }),
+      (ctx) => {
+        ctx.body = { ok: true }
+      },
+    )
+    router.get('/free', (ctx) => {
+      ctx.body = { ok: true }
+    })
+    const app = new Koa()
+    app.use(router.routes())
+    const server = app.callback()
+    expect((await request(server).get('/api/users/1')).status).toBe(200)
+    expect((await request(server).get('/api/users/2')).status).toBe(429)
+    expect((await request(server).get('/api/free')).headers['ratelimit-limit']).toBeUndefined()
+    expect(routes).toEqual(['/api/users/:id', '/api/users/:id'])
+  })
+
+  it('a 429 body is JSON and the downstream middleware never runs', async () => {
+    let reached = 0
+    const app = new Koa()
+    app.use(rateLimit({ limit: 1, window: '1m' }))
+    app.use((ctx) => {
+      reached++
+      ctx.body = 'ok'
+    })
+    await request(app.callback()).get('/')
+    const res = await request(app.callback()).get('/')
+    expect(res.status).toBe(429)
+    expect(res.headers['content-type']).toMatch(/^application\/json/)
+    expect(res.body.error).toBe('rate_limited')
+    expect(reached).toBe(1)
+  })
+
+  it('invalid options throw when the middleware is created', () => {
+    expect(() => rateLimit({ limit: -1 })).toThrow(RateLimitConfigError)
+  })
+})
