@@ -2,20 +2,37 @@ import { describe, expect, it } from 'vitest'
 import { createLimiter, fixedWindow, MemoryStore, slidingWindowLog, tokenBucket } from '../src/index.js'
 
 describe('MemoryStore', () => {
-  it('is bounded: past maxKeys the least recently used key is forgotten', async () => {
+  it('is bounded: past maxKeys it forgets the key closest to a fresh quota, never an over-limit one first', () => {
     const store = new MemoryStore({ maxKeys: 3 })
-    const algorithm = fixedWindow({ limit: 1, window: '1h' })
-    const now = 1_000
-    store.consume(algorithm, 'a', 1, now)
-    store.consume(algorithm, 'b', 1, now)
-    store.consume(algorithm, 'c', 1, now)
-    store.consume(algorithm, 'a', 1, now) // refused, but a is now the most recently used
-    store.consume(algorithm, 'd', 1, now) // evicts b, the least recently used
+    const algorithm = fixedWindow({ limit: 2, window: '1h' })
+    store.consume(algorithm, 'attacker', 2, 0) // at its limit
+    store.consume(algorithm, 'quiet-1', 1, 60_000)
+    store.consume(algorithm, 'quiet-2', 1, 60_000)
+    expect(store.consume(algorithm, 'attacker', 1, 60_000).allowed).toBe(false)
+    for (let i = 0; i < 50; i++) store.consume(algorithm, `flood-${i}`, 1, 3_599_000)
     expect(store.size).toBe(3)
-    expect(store.peek(algorithm, 'a', 1, now).allowed).toBe(false)
-    expect(store.peek(algorithm, 'b', 1, now).allowed).toBe(true)
-    expect(store.peek(algorithm, 'c', 1, now).allowed).toBe(false)
-    expect(store.peek(algorithm, 'd', 1, now).allowed).toBe(false)
+    // The flood could not push the over-limit client out: its state expires no later than the others'.
+    expect(store.peek(algorithm, 'attacker', 1, 3_599_000).allowed).toBe(false)
+  })
+
+  it('forgets an expired key before any live one when full', () => {
+    const store = new MemoryStore({ maxKeys: 2 })
+    const algorithm = fixedWindow({ limit: 1, window: '1s' })
+    store.consume(algorithm, 'old', 1, 0)
+    store.consume(algorithm, 'live', 1, 5_000)
+    store.consume(algorithm, 'new', 1, 5_001)
+    expect(store.peek(algorithm, 'live', 1, 5_001).allowed).toBe(false)
+    expect(store.peek(algorithm, 'new', 1, 5_001).allowed).toBe(false)
+    expect(store.size).toBe(2)
+  })
+
+  it('stays within maxKeys under a sustained flood of new keys', () => {
+    const store = new MemoryStore({ maxKeys: 100 })
+    const algorithm = slidingWindowLog({ limit: 3, window: '1m' })
+    for (let i = 0; i < 20_000; i++) {
+      expect(store.consume(algorithm, `k${i}`, 1, i).remaining).toBe(2)
+      expect(store.size).toBeLessThanOrEqual(100)
+    }
   })
 
   it('sweeps expired keys as decisions are made, with no timer', async () => {
@@ -24,7 +41,7 @@ describe('MemoryStore', () => {
     for (let i = 0; i < 1000; i++) store.consume(algorithm, `key-${i}`, 1, 0)
     expect(store.size).toBe(1000)
     // A second later every one of them is back to a full quota; traffic on one key sweeps the others.
-    for (let i = 0; i < 1100; i++) store.consume(algorithm, 'hot', 1, 1000 + i * 1000)
+    for (let i = 0; i < 10_000; i++) store.consume(algorithm, 'hot', 1, 1000 + i * 1000)
     expect(store.size).toBe(1)
   })
 

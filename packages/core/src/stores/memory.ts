@@ -7,8 +7,10 @@ import { SlabTable } from './slab-table.js'
 /** Options of {@link MemoryStore}. */
 export interface MemoryStoreOptions {
   /**
-   * The most keys kept per algorithm (per policy). Past it, the least recently used key is forgotten, which
-   * gives that key a fresh quota; size it above the number of clients you expect to be active at once.
+   * The most keys kept per algorithm (per policy). When a new key arrives at a full table, the store forgets
+   * an expired key or else the one with the most quota left, among the 8 it has gone longest without looking at
+   * (an approximation of least-recently-used eviction that never forgets an over-limit client before a
+   * nearly-fresh one); that key starts over with a full quota. Size it above the number of clients active within one window.
    * @default 1_000_000
    * @example 100_000
    */
@@ -26,9 +28,9 @@ const schema = z.strictObject({
   clock: z.custom<Clock>((v) => typeof v === 'function', { error: 'a function returning ms' }).optional(),
 })
 
-/** Slots looked at by the expiry sweep every {@link SWEEP_EVERY} decisions. */
-const SWEEP_BATCH = 16
-const SWEEP_EVERY = 16
+/** Keys looked at by the expiry sweep once every 64 decisions (`SWEEP_MASK + 1`). */
+const SWEEP_BATCH = 8
+const SWEEP_MASK = 63
 
 /** One cached wall clock shared by every MemoryStore that is not given a clock. */
 let sharedClock: Clock | undefined
@@ -39,7 +41,7 @@ const defaultClock = (): Clock => {
 
 /**
  * The embedded store: state in this process's memory, decided synchronously (so same-tick requests are
- * counted exactly), bounded by `maxKeys` with least-recently-used eviction, expired keys swept a few at a
+ * counted exactly), bounded by `maxKeys` (see that option for which key goes), expired keys swept a few at a
  * time as decisions are made, with no timer. Per key it keeps a `Map` entry and `stateSize` numbers in a
  * flat buffer.
  *
@@ -74,14 +76,13 @@ export class MemoryStore implements Store {
     if (slot === undefined) {
       decision = algorithm.peek(table.blank, 0, now, cost)
       if (decision.allowed) {
-        slot = table.allocate(key)
+        slot = table.allocate(key, now)
         decision = algorithm.consume(table.data, slot * table.width, now, cost)
       }
     } else {
-      table.touch(slot)
       decision = algorithm.consume(table.data, slot * table.width, now, cost)
     }
-    if (++this.decisions % SWEEP_EVERY === 0) table.sweep(now, SWEEP_BATCH)
+    if ((++this.decisions & SWEEP_MASK) === 0) table.sweep(now, SWEEP_BATCH)
     return decision
   }
 
@@ -107,18 +108,16 @@ export class MemoryStore implements Store {
     const slot = table.index.get(key)
     if (slot === undefined) return
     algorithm.refund(table.data, slot * table.width, now, cost)
-    if (algorithm.expiresAt(table.data, slot * table.width) <= now) table.remove(slot)
+    if (algorithm.expiresAt(table.data, slot * table.width) <= now) table.remove(key)
   }
 
   reset(algorithm: Algorithm, key: string): void {
-    const table = this.tables.get(algorithm)
-    const slot = table?.index.get(key)
-    if (table && slot !== undefined) table.remove(slot)
+    this.tables.get(algorithm)?.remove(key)
   }
 
   /** Drop expired keys now (they are also dropped a few at a time as decisions are made). */
   sweep(now = this.clock()): void {
-    for (const table of this.tables.values()) table.sweep(now, table.slots)
+    for (const table of this.tables.values()) table.sweep(now, table.size)
   }
 
   close(): void {
