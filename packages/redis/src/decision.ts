@@ -12,22 +12,36 @@ export interface RedisDecision extends Decision {
   source: DecisionSource
 }
 
-/** Parse a script's reply, `allowed remaining resetMs retryAfterMs delayMs`. */
+/** The size of a binary reply: five little-endian doubles. */
+const REPLY_BYTES = 40
+
+/**
+ * Parse a script's reply, `allowed remaining resetMs retryAfterMs delayMs`: five little-endian doubles
+ * (a Buffer), or the same as text.
+ */
 export function parseDecision(reply: unknown, algorithm: Algorithm): RedisDecision {
-  const text = typeof reply === 'string' ? reply : String(reply)
-  const a = text.indexOf(' ')
-  const b = text.indexOf(' ', a + 1)
-  const c = text.indexOf(' ', b + 1)
-  const d = text.indexOf(' ', c + 1)
-  if (a !== 1 || d === -1)
-    throw new TypeError(`Unexpected reply from a Floodgate script: ${text.slice(0, 80)}`)
+  if (Buffer.isBuffer(reply) && reply.length === REPLY_BYTES) {
+    return {
+      allowed: reply.readDoubleLE(0) === 1,
+      limit: algorithm.limit,
+      remaining: reply.readDoubleLE(8),
+      resetMs: reply.readDoubleLE(16),
+      retryAfterMs: reply.readDoubleLE(24),
+      delayMs: reply.readDoubleLE(32),
+      policy: '',
+      source: 'redis',
+    }
+  }
+  const fields = typeof reply === 'string' ? reply.split(' ') : []
+  if (fields.length !== 5)
+    throw new TypeError(`Unexpected reply from a Floodgate script: ${String(reply).slice(0, 80)}`)
   return {
-    allowed: text.charCodeAt(0) === 49,
+    allowed: fields[0] === '1',
     limit: algorithm.limit,
-    remaining: Number(text.slice(a + 1, b)),
-    resetMs: Number(text.slice(b + 1, c)),
-    retryAfterMs: Number(text.slice(c + 1, d)),
-    delayMs: Number(text.slice(d + 1)),
+    remaining: Number(fields[1]),
+    resetMs: Number(fields[2]),
+    retryAfterMs: Number(fields[3]),
+    delayMs: Number(fields[4]),
     policy: '',
     source: 'redis',
   }

@@ -4,7 +4,9 @@ import { z } from 'zod'
 
 /**
  * The Redis client, as the few things the store uses: `evalsha`, `eval` and `del`, plus ioredis's `status`
- * and `isCluster` when it has them. `new Redis(url)`, `new Redis.Cluster(nodes)` and clients with
+ * and `isCluster` when it has them. When the client also has ioredis's `evalshaBuffer` and `evalBuffer`
+ * (every ioredis client does, though its types omit them), decisions come back as 40 binary bytes instead
+ * of text. `new Redis(url)`, `new Redis.Cluster(nodes)` and clients with
  * `enableAutoPipelining` all fit.
  */
 export type RedisClient = Pick<Redis, 'evalsha' | 'eval' | 'del'> & {

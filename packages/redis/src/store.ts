@@ -7,8 +7,8 @@ import {
   type Store,
 } from '@floodgate/core'
 import { BlockCache } from './block-cache.js'
-import { bounded, type Outcome } from './bounded.js'
 import { Circuit } from './circuit.js'
+import { Deadlines, type Outcome, type Pending, settle } from './deadlines.js'
 import {
   closedDecision,
   type DecisionSource,
@@ -27,6 +27,12 @@ import {
 } from './options.js'
 import { scriptParams } from './params.js'
 import { CONSUME_ALL, SCRIPTS, type Script } from './scripts/index.js'
+
+/** ioredis's binary-reply EVALSHA and EVAL (present at runtime on every ioredis client). */
+interface BinaryEval {
+  evalshaBuffer(sha: string, numKeys: number, ...args: string[]): Promise<unknown>
+  evalBuffer(script: string, numKeys: number, ...args: string[]): Promise<unknown>
+}
 
 interface Prepared {
   script: Script
@@ -61,6 +67,10 @@ export class RedisStore implements Store {
   private readonly blocks: BlockCache | undefined
   private readonly prepared = new WeakMap<Algorithm, Prepared>()
   private readonly oneByOne: Store
+  private readonly deadlines: Deadlines
+  /** The client's binary-reply variants (every ioredis client has them), or undefined: text replies. */
+  private readonly binary: BinaryEval | undefined
+  private readonly ops: { consume: string; peek: string; refund: string }
 
   constructor(options: RedisStoreOptions) {
     const parsed = parseStoreOptions(options)
@@ -73,6 +83,20 @@ export class RedisStore implements Store {
     this.grace = String(parsed.expiryGraceMs)
     this.onError = parsed.onError
     this.circuit = new Circuit(this.client, this.cooldownMs)
+    const timeoutMessage = `Redis did not answer within ${this.timeoutMs} ms`
+    this.deadlines = new Deadlines(this.timeoutMs, () => ({
+      ok: false,
+      error: new RedisStoreError('ERR_FLOODGATE_REDIS_TIMEOUT', timeoutMessage),
+      timedOut: true,
+    }))
+    const candidate = this.client as Partial<BinaryEval>
+    this.binary =
+      typeof candidate.evalshaBuffer === 'function' && typeof candidate.evalBuffer === 'function'
+        ? (candidate as BinaryEval)
+        : undefined
+    this.ops = this.binary
+      ? { consume: 'c', peek: 'p', refund: 'r' }
+      : { consume: 'C', peek: 'P', refund: 'R' }
     const cache = parsed.blockCache
     this.blocks =
       cache === false ? undefined : new BlockCache(cache === true ? DEFAULT_BLOCK_CACHE_KEYS : cache.maxKeys)
@@ -107,15 +131,8 @@ export class RedisStore implements Store {
     }
     if (!this.circuit.allows()) return this.failDecision('consume', algorithm, key, cost, now)
     const { script, params } = this.prepare(algorithm)
-    const call = this.evalScript(script, 1, [
-      rkey,
-      'c',
-      injected ? String(now) : '',
-      String(cost),
-      this.grace,
-      ...params,
-    ])
-    return this.bound(call).then((outcome) => {
+    const args = [rkey, this.ops.consume, injected ? String(now) : '', String(cost), this.grace, ...params]
+    return this.run(script, 1, args).then((outcome) => {
       if (!outcome.ok) return this.failed('consume', outcome, algorithm, key, cost, now)
       const decision = parseDecision(outcome.value, algorithm)
       if (blocks && !decision.allowed) blocks.add(rkey, algorithm, cost, decision, sentAt, injected)
@@ -127,15 +144,15 @@ export class RedisStore implements Store {
     if (!this.circuit.allows()) return this.failDecision('peek', algorithm, key, cost, now)
     const { script, params } = this.prepare(algorithm)
     const rkey = redisKey(this.prefix, key, algorithm.kind)
-    const call = this.evalScript(script, 1, [
+    const args = [
       rkey,
-      'p',
+      this.ops.peek,
       now === undefined ? '' : String(now),
       String(cost),
       this.grace,
       ...params,
-    ])
-    return this.bound(call).then((outcome) =>
+    ]
+    return this.run(script, 1, args).then((outcome) =>
       outcome.ok
         ? parseDecision(outcome.value, algorithm)
         : this.failed('peek', outcome, algorithm, key, cost, now),
@@ -148,15 +165,15 @@ export class RedisStore implements Store {
     this.blocks?.delete(rkey)
     if (!this.circuit.allows()) return this.fallbackRefund(algorithm, key, cost, now)
     const { script, params } = this.prepare(algorithm)
-    const call = this.evalScript(script, 1, [
+    const args = [
       rkey,
-      'r',
+      this.ops.refund,
       now === undefined ? '' : String(now),
       String(cost),
       this.grace,
       ...params,
-    ])
-    return this.bound(call).then((outcome) => {
+    ]
+    return this.run(script, 1, args).then((outcome) => {
       if (outcome.ok) return
       this.report('refund', outcome, key)
       return this.fallbackRefund(algorithm, key, cost, now)
@@ -168,7 +185,7 @@ export class RedisStore implements Store {
     const rkey = redisKey(this.prefix, key, algorithm.kind)
     this.blocks?.delete(rkey)
     if (this.fallback) await this.fallback.reset(algorithm, key)
-    const outcome = await this.bound(this.client.del(rkey))
+    const outcome = await this.within((pending) => this.client.del(rkey).then(ok(pending), fail(pending)))
     if (!outcome.ok) {
       this.report('reset', outcome, key)
       throw outcome.error
@@ -189,7 +206,12 @@ export class RedisStore implements Store {
       if (keys.some((k) => keySlot(k) !== slot)) return consumeOneByOne(this.oneByOne, items, now)
     }
     if (!this.circuit.allows()) return this.failAll(items, now)
-    const args: string[] = [...keys, now === undefined ? '' : String(now), this.grace]
+    const args: string[] = [
+      ...keys,
+      this.binary ? 'b' : 't',
+      now === undefined ? '' : String(now),
+      this.grace,
+    ]
     for (const item of items) {
       const params = this.prepare(item.algorithm).params
       args.push(
@@ -203,7 +225,7 @@ export class RedisStore implements Store {
     }
     const injected = now !== undefined
     const sentAt = injected ? now : performance.now()
-    return this.bound(this.evalScript(CONSUME_ALL, keys.length, args)).then((outcome) => {
+    return this.run(CONSUME_ALL, keys.length, args).then((outcome) => {
       if (!outcome.ok) {
         this.report('consumeAll', outcome, items[0]!.key)
         return this.failAll(items, now)
@@ -233,34 +255,45 @@ export class RedisStore implements Store {
     return prepared
   }
 
-  /** EVALSHA; on a NOSCRIPT reply (and only then), EVAL, which also loads the script. */
-  private evalScript(script: Script, numKeys: number, args: string[]): Promise<unknown> {
-    let call: Promise<unknown>
-    try {
-      call = this.client.evalsha(script.sha, numKeys, ...args)
-    } catch (error) {
-      return Promise.reject(error)
-    }
-    return call.catch((error: unknown) => {
-      if (replyCode(error) !== 'NOSCRIPT') throw error
-      return this.client.eval(script.source, numKeys, ...args)
+  /**
+   * EVALSHA, bounded by `timeoutMs`; on a NOSCRIPT reply (and only then) EVAL, which also loads the
+   * script, within the same bound. Never rejects.
+   */
+  private run(script: Script, numKeys: number, args: string[]): Promise<Outcome> {
+    return this.within((pending) => {
+      const onError = (error: unknown) => {
+        if (pending.done || replyCode(error) !== 'NOSCRIPT') return settle(pending, failed(error))
+        try {
+          const load = this.binary
+            ? this.binary.evalBuffer(script.source, numKeys, ...args)
+            : this.client.eval(script.source, numKeys, ...args)
+          load.then(ok(pending), fail(pending))
+        } catch (error) {
+          settle(pending, failed(error))
+        }
+      }
+      const call = this.binary
+        ? this.binary.evalshaBuffer(script.sha, numKeys, ...args)
+        : this.client.evalsha(script.sha, numKeys, ...args)
+      call.then(ok(pending), onError)
     })
   }
 
-  private bound<T>(call: Promise<T>): Promise<Outcome<T>> {
-    return bounded(
-      call,
-      this.timeoutMs,
-      () =>
-        new RedisStoreError(
-          'ERR_FLOODGATE_REDIS_TIMEOUT',
-          `Redis did not answer within ${this.timeoutMs} ms`,
-        ),
-    )
+  /** Start a call with a deadline; a synchronous throw settles it as a failure. */
+  private within(start: (pending: Pending) => void): Promise<Outcome> {
+    return new Promise((resolve) => {
+      const pending: Pending = { done: false, deadline: 0, resolve }
+      this.deadlines.add(pending)
+      try {
+        start(pending)
+      } catch (error) {
+        settle(pending, failed(error))
+      }
+    })
   }
 
   /** Report a failure; a timeout or a connection error (anything but an error reply) opens the circuit. */
-  private report(operation: Operation, outcome: Outcome<unknown> & { ok: false }, key: string): void {
+  private report(operation: Operation, outcome: Outcome & { ok: false }, key: string): void {
     if (outcome.timedOut || replyCode(outcome.error) === undefined) this.circuit.trip()
     if (!this.onError) return
     const error = outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error))
@@ -273,7 +306,7 @@ export class RedisStore implements Store {
 
   private failed(
     operation: 'consume' | 'peek',
-    outcome: Outcome<unknown> & { ok: false },
+    outcome: Outcome & { ok: false },
     algorithm: Algorithm,
     key: string,
     cost: number,
@@ -319,6 +352,10 @@ export class RedisStore implements Store {
     return Promise.resolve(this.fallback!.refund(algorithm, key, cost, now))
   }
 }
+
+const failed = (error: unknown): Outcome => ({ ok: false, error, timedOut: false })
+const ok = (pending: Pending) => (value: unknown) => settle(pending, { ok: true, value })
+const fail = (pending: Pending) => (error: unknown) => settle(pending, failed(error))
 
 function withSource(decision: Decision, source: DecisionSource): RedisDecision {
   const tagged = decision as RedisDecision

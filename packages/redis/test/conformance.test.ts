@@ -40,3 +40,26 @@ describeStoreConformance('RedisStore (standalone Redis, auto-pipelining)', {
   },
   sequences: 4,
 })
+
+describeStoreConformance('RedisStore (a narrow client without binary replies: text replies)', {
+  async create() {
+    const client = await sharedClient()
+    const narrow = {
+      evalsha: client.evalsha.bind(client),
+      eval: client.eval.bind(client),
+      del: client.del.bind(client),
+    }
+    const store = new RedisStore({
+      client: narrow,
+      prefix: testPrefix('text'),
+      failMode: 'closed',
+      timeoutMs: 5000,
+    })
+    clients.set(store, client)
+    return store
+  },
+  async destroy(store) {
+    await clients.get(store as RedisStore)?.quit()
+  },
+  sequences: 4,
+})

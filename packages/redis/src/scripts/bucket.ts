@@ -1,5 +1,5 @@
 /**
- * The meter both buckets share, as `@floodgate/core`'s `bucket.ts`: state `"level lastUpdate"`, the level
+ * The meter both buckets share, as `@floodgate/core`'s `bucket.ts`: state `level lastUpdate` (two doubles), the level
  * scaled by the interval (units x ms), draining `rate` scaled units per ms.
  * Params: capacity, rate, intervalMs, shape (1: leaky bucket in shaping mode).
  */
@@ -8,8 +8,7 @@ local function bucket(key, op, now, cost, grace, capacity, rate, interval, shape
   local raw = redis.call('GET', key)
   local stored, last = 0, 0
   if raw then
-    local a, b = string.match(raw, '^(%S+) (%S+)$')
-    stored, last = tonumber(a), tonumber(b)
+    stored, last = decode('<dd', raw)
   end
   local level = 0
   if stored > 0 then
@@ -19,7 +18,7 @@ local function bucket(key, op, now, cost, grace, capacity, rate, interval, shape
   if op == 'r' then
     if raw then
       local left = math.max(0, level - cost * interval)
-      keep(key, num(left) .. ' ' .. num(now), left / rate, grace)
+      keep(key, encode('<dd', left, now), left / rate, grace)
     end
     return false
   end
@@ -29,7 +28,7 @@ local function bucket(key, op, now, cost, grace, capacity, rate, interval, shape
     local after = level
     if op == 'c' then
       after = nxt
-      keep(key, num(nxt) .. ' ' .. num(now), nxt / rate, grace)
+      keep(key, encode('<dd', nxt, now), nxt / rate, grace)
     end
     local delay = 0
     if shape == 1 then delay = math.ceil(level / rate) end

@@ -1,5 +1,5 @@
 /**
- * Fixed window, as `@floodgate/core`'s `fixedWindow`: state `"windowStart count"`.
+ * Fixed window, as `@floodgate/core`'s `fixedWindow`: state `windowStart count` (two doubles).
  * Params: limit, windowMs.
  */
 export const FIXED_WINDOW = `
@@ -7,8 +7,7 @@ local function fixed_window(key, op, now, cost, grace, limit, w)
   local raw = redis.call('GET', key)
   local stored, stored_count = 0, 0
   if raw then
-    local a, b = string.match(raw, '^(%S+) (%S+)$')
-    stored, stored_count = tonumber(a), tonumber(b)
+    stored, stored_count = decode('<dd', raw)
   end
   local start = math.floor(now / w) * w
   if op == 'r' then
@@ -16,7 +15,7 @@ local function fixed_window(key, op, now, cost, grace, limit, w)
       local left = math.max(0, stored_count - cost)
       local expires_in = 0
       if left > 0 then expires_in = start + w - now end
-      keep(key, num(start) .. ' ' .. num(left), expires_in, grace)
+      keep(key, encode('<dd', start, left), expires_in, grace)
     end
     return false
   end
@@ -27,7 +26,7 @@ local function fixed_window(key, op, now, cost, grace, limit, w)
     local used = count
     if op == 'c' then
       used = count + cost
-      keep(key, num(start) .. ' ' .. num(used), until_next, grace)
+      keep(key, encode('<dd', start, used), until_next, grace)
     end
     local reset = 0
     if used > 0 then reset = until_next end

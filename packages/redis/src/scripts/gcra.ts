@@ -1,5 +1,5 @@
 /**
- * GCRA, as `@floodgate/core`'s `gcra`: state `"tat"`, the theoretical arrival time. `EPS` is core's
+ * GCRA, as `@floodgate/core`'s `gcra`: state `tat` (one double), the theoretical arrival time. `EPS` is core's
  * `EPSILON` (1e-3 ms) and `ceil_ms` / `floor_units` are its `ceilMs` / `floorUnits`.
  * Params: emissionMs, toleranceMs, burst.
  */
@@ -16,11 +16,11 @@ end
 local function gcra(key, op, now, cost, grace, emission, tolerance, burst)
   local raw = redis.call('GET', key)
   local stored = 0
-  if raw then stored = tonumber(raw) end
+  if raw then stored = decode('<d', raw) end
   if op == 'r' then
     if raw then
       local tat = math.max(now, stored - cost * emission)
-      keep(key, num(tat), tat - now, grace)
+      keep(key, encode('<d', tat), tat - now, grace)
     end
     return false
   end
@@ -30,7 +30,7 @@ local function gcra(key, op, now, cost, grace, emission, tolerance, burst)
     local ahead = tat - now
     if op == 'c' then
       ahead = nxt - now
-      keep(key, num(nxt), ahead, grace)
+      keep(key, encode('<d', nxt), ahead, grace)
     end
     return reply(1, floor_units((tolerance - ahead) / emission), ceil_ms(ahead), 0, 0)
   end

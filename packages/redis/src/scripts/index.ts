@@ -40,8 +40,9 @@ const uniqueBodies = [...new Map(Object.values(FUNCTIONS).map((f) => [f.name, f.
 
 /**
  * Several keys (each its own algorithm) decided as one: every item is peeked, and only when all would pass
- * are they all consumed. `KEYS`: the states. `ARGV`: now (empty: the server's clock), grace, then per item
- * its kind, cost and four parameters. Replies with one decision string per item.
+ * are they all consumed. `KEYS`: the states. `ARGV`: reply format (`b` binary, `t` text), now (empty: the
+ * server's clock), grace, then per item its kind, cost and four parameters. Replies with one decision per
+ * item.
  */
 export const CONSUME_ALL: Script = defineScript(
   'consume_all',
@@ -51,18 +52,21 @@ ${Object.entries(FUNCTIONS)
   .map(([kind, f]) => `  ['${kind}'] = ${f.name},`)
   .join('\n')}
 }
-local now = clock(ARGV[1])
-local grace = tonumber(ARGV[2])
+text = ARGV[1] == 't'
+local now = clock(ARGV[2])
+local grace = tonumber(ARGV[3])
 local out = {}
 local all = true
 for pass = 1, 2 do
   local op = 'p'
   if pass == 2 then op = 'c' end
   for i = 1, #KEYS do
-    local a = 2 + (i - 1) * ${CONSUME_ALL_ARGS_PER_ITEM}
+    local a = 3 + (i - 1) * ${CONSUME_ALL_ARGS_PER_ITEM}
     out[i] = decide[ARGV[a + 1]](KEYS[i], op, now, tonumber(ARGV[a + 2]), grace,
       tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), tonumber(ARGV[a + 6]))
-    if string.sub(out[i], 1, 1) ~= '1' then all = false end
+    local allowed
+    if text then allowed = string.byte(out[i], 1) == 49 else allowed = decode('<d', out[i]) == 1 end
+    if not allowed then all = false end
   end
   if not all then break end
 end

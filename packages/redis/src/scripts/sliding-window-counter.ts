@@ -1,6 +1,6 @@
 /**
  * Sliding window counter, as `@floodgate/core`'s `slidingWindowCounter`: state
- * `"windowStart current previous"`, the arithmetic in count x ms in the same order as the TypeScript.
+ * `windowStart current previous` (three doubles), the arithmetic in count x ms in the same order as the TypeScript.
  * Params: limit, windowMs.
  */
 export const SLIDING_WINDOW_COUNTER = `
@@ -13,14 +13,13 @@ local function sliding_window_counter(key, op, now, cost, grace, limit, w)
   local raw = redis.call('GET', key)
   local stored, s1, s2 = 0, 0, 0
   if raw then
-    local a, b, c = string.match(raw, '^(%S+) (%S+) (%S+)$')
-    stored, s1, s2 = tonumber(a), tonumber(b), tonumber(c)
+    stored, s1, s2 = decode('<ddd', raw)
   end
   local start = math.floor(now / w) * w
   if op == 'r' then
     if raw and stored == start then
       s1 = math.max(0, s1 - cost)
-      keep(key, num(stored) .. ' ' .. num(s1) .. ' ' .. num(s2), swc_expires(stored, s1, s2, w) - now, grace)
+      keep(key, encode('<ddd', stored, s1, s2), swc_expires(stored, s1, s2, w) - now, grace)
     end
     return false
   end
@@ -36,7 +35,7 @@ local function sliding_window_counter(key, op, now, cost, grace, limit, w)
   if (curr + cost) * w + prev_weighted <= limit * w then
     if op == 'c' then
       curr = curr + cost
-      keep(key, num(start) .. ' ' .. num(curr) .. ' ' .. num(prev), swc_expires(start, curr, prev, w) - now, grace)
+      keep(key, encode('<ddd', start, curr, prev), swc_expires(start, curr, prev, w) - now, grace)
     end
     local remaining = math.floor((limit * w - curr * w - prev_weighted) / w)
     local reset = 0

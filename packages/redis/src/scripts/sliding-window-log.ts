@@ -1,5 +1,5 @@
 /**
- * Sliding window log, as `@floodgate/core`'s `slidingWindowLog`: a list of the expiry times
+ * Sliding window log, as `@floodgate/core`'s `slidingWindowLog`: a list of the expiry times (doubles)
  * (`admittedAt + window`) of admitted units, oldest first. The TypeScript keeps a ring of `limit` slots where
  * zeros and past times are free; the list holds the same entries minus (some of) the free ones, so
  * `free = limit - live`, the newest entry is the list's last, and the ring's `i`-th oldest entry is found
@@ -17,12 +17,12 @@ local function sliding_window_log(key, op, now, raw_cost, grace, limit, w)
   local n = redis.call('LLEN', key)
   local skip = 0
   if n > limit then skip = n - limit end
-  while skip < n and tonumber(redis.call('LINDEX', key, skip)) <= now do skip = skip + 1 end
+  while skip < n and decode('<d', redis.call('LINDEX', key, skip)) <= now do skip = skip + 1 end
   local free = limit - (n - skip)
   if cost <= free then
     if op == 'c' then
       if skip > 0 then redis.call('LPOP', key, skip) end
-      local entry = num(now + w)
+      local entry = encode('<d', now + w)
       local batch = {}
       for i = 1, math.min(cost, 1000) do batch[i] = entry end
       local left = cost
@@ -38,15 +38,15 @@ local function sliding_window_log(key, op, now, raw_cost, grace, limit, w)
       return reply(1, free - cost, w, 0, 0)
     end
     local newest = 0
-    if n > 0 then newest = tonumber(redis.call('LINDEX', key, -1)) end
+    if n > 0 then newest = decode('<d', redis.call('LINDEX', key, -1)) end
     local reset = 0
     if newest > now then reset = newest - now end
     return reply(1, free, reset, 0, 0)
   end
   local retry = w
-  if cost <= limit then retry = tonumber(redis.call('LINDEX', key, skip + cost - 1 - free)) - now end
+  if cost <= limit then retry = decode('<d', redis.call('LINDEX', key, skip + cost - 1 - free)) - now end
   local reset = 0
-  if n - skip > 0 then reset = tonumber(redis.call('LINDEX', key, -1)) - now end
+  if n - skip > 0 then reset = decode('<d', redis.call('LINDEX', key, -1)) - now end
   return reply(0, free, reset, retry, 0)
 end
 `

@@ -1,0 +1,65 @@
+/** What a bounded call settled with. */
+export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown; timedOut: boolean }
+
+/** One call waiting for Redis, or for its deadline. */
+export interface Pending {
+  done: boolean
+  deadline: number
+  resolve: (outcome: Outcome) => void
+}
+
+/** Settle a pending call once: the first of its answer and its deadline wins; the other is ignored. */
+export function settle(pending: Pending, outcome: Outcome): void {
+  if (pending.done) return
+  pending.done = true
+  pending.resolve(outcome)
+}
+
+/**
+ * The deadlines of every call in flight, in one queue with one timer: every call has the same timeout,
+ * so they expire in the order they were made. Cheaper than a timer per call at a hundred thousand
+ * decisions a second; the timer exists only while calls are pending.
+ */
+export class Deadlines {
+  private queue: Pending[] = []
+  private head = 0
+  private timer: ReturnType<typeof setTimeout> | undefined
+
+  constructor(
+    private readonly ms: number,
+    private readonly timeoutOutcome: () => Outcome,
+  ) {}
+
+  add(pending: Pending): void {
+    pending.deadline = performance.now() + this.ms
+    this.queue.push(pending)
+    if (this.timer === undefined) this.timer = setTimeout(this.expire, this.ms)
+  }
+
+  private readonly expire = (): void => {
+    this.timer = undefined
+    const now = performance.now()
+    const queue = this.queue
+    let head = this.head
+    while (head < queue.length) {
+      const pending = queue[head]!
+      if (!pending.done) {
+        if (pending.deadline > now) break
+        settle(pending, this.timeoutOutcome())
+      }
+      queue[head++] = undefined as never
+    }
+    if (head === queue.length) {
+      this.queue = []
+      this.head = 0
+      return
+    }
+    if (head > 4096 && head * 2 > queue.length) {
+      this.queue = queue.slice(head)
+      this.head = 0
+    } else {
+      this.head = head
+    }
+    this.timer = setTimeout(this.expire, Math.max(1, Math.ceil(queue[head]!.deadline - now)))
+  }
+}
