@@ -24,15 +24,20 @@ export function compileBody(format: ResponseFormat, status: number, title: strin
           JSON.stringify({ error: 'rate_limited', message, retryAfter, policy })
       : (policy: string, retryAfter: number, message: string) =>
           JSON.stringify({ type: 'about:blank', title, status, detail: message, retryAfter, policy })
-  const cache = new Map<string, string>()
+  // Per policy, bodies indexed by the wait in seconds: a refusal looks its body up without building a key.
+  const cache = new Map<string, (string | undefined)[]>()
   return (policy, retryAfter, message) => {
-    if (message !== undefined) return build(policy, retryAfter, message)
-    const id = `${retryAfter}|${policy}`
-    let body = cache.get(id)
+    if (message !== undefined || retryAfter > 3_600)
+      return build(policy, retryAfter, message ?? retryMessage(retryAfter))
+    let bodies = cache.get(policy)
+    if (bodies === undefined) {
+      bodies = []
+      cache.set(policy, bodies)
+    }
+    let body = bodies[retryAfter]
     if (body === undefined) {
       body = build(policy, retryAfter, retryMessage(retryAfter))
-      if (cache.size >= 4096) cache.clear()
-      cache.set(id, body)
+      bodies[retryAfter] = body
     }
     return body
   }
