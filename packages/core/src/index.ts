@@ -1,3 +1,4 @@
+export { algorithmId } from './algorithms/id.js'
 export {
   fixedWindow,
   type GcraOptions,
@@ -28,4 +29,3 @@ export {
 export { MemoryStore, type MemoryStoreOptions } from './stores/memory.js'
 export type { Algorithm, AlgorithmKind, Awaitable, Clock, ConsumeItem, Decision, Store } from './types.js'
 export { parseOptions } from './validate.js'
-export * from './http/index.js'

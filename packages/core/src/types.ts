@@ -40,6 +40,8 @@ export type AlgorithmKind =
  */
 export interface Algorithm {
   readonly kind: AlgorithmKind
+  /** Kind and parameters (`swc:100,60000`): algorithms with the same id share state in a store. */
+  readonly id: string
   /** The quota reported in headers (`limit` for windows, `capacity` or `burst` for buckets). */
   readonly limit: number
   /** The window the quota applies to, in ms (for buckets: the time to refill from empty). */

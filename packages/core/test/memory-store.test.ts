@@ -78,6 +78,12 @@ describe('MemoryStore', () => {
     expect(store.consume(loose, 'k', 1, 0).allowed).toBe(true)
   })
 
+  it('shares state between equal algorithms, as the RedisStore does', () => {
+    const store = new MemoryStore()
+    store.consume(fixedWindow({ limit: 1, window: '1s' }), 'k', 1, 0)
+    expect(store.consume(fixedWindow({ limit: 1, window: 1000 }), 'k', 1, 0).allowed).toBe(false)
+  })
+
   it('grows past its first slab and keeps every key', () => {
     const store = new MemoryStore()
     const algorithm = slidingWindowLog({ limit: 3, window: '1m' })

@@ -1,5 +1,6 @@
 import type { Algorithm } from '../types.js'
 import { decide } from './decision.js'
+import { algorithmId } from './id.js'
 import { parseWindowOptions, type WindowOptions } from './options.js'
 
 /**
@@ -37,6 +38,7 @@ export function fixedWindow(options: WindowOptions): Algorithm {
     windowMs,
     stateSize: 2,
     params: { limit, windowMs },
+    id: algorithmId('fixed-window', { limit, windowMs }),
     consume: (s, at, now, cost) => evaluate(s, at, now, cost, true),
     peek: (s, at, now, cost) => evaluate(s, at, now, cost, false),
     refund(s, at, now, cost) {

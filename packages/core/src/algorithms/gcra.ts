@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { Duration } from '../duration.js'
 import type { Algorithm } from '../types.js'
 import { ceilMs, decide, EPSILON, floorUnits } from './decision.js'
+import { algorithmId } from './id.js'
 import { duration, parseOptions, positive, positiveInt } from './options.js'
 
 /** Options of {@link gcra}. */
@@ -65,6 +66,7 @@ export function gcra(options: GcraOptions): Algorithm {
     windowMs: Math.ceil(tolerance),
     stateSize: 1,
     params: { emissionMs: emission, toleranceMs: tolerance, burst },
+    id: algorithmId('gcra', { emissionMs: emission, toleranceMs: tolerance, burst }),
     consume: (s, at, now, cost) => evaluate(s, at, now, cost, true),
     peek: (s, at, now, cost) => evaluate(s, at, now, cost, false),
     refund(s, at, now, cost) {

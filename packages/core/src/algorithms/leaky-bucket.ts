@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { Duration } from '../duration.js'
 import type { Algorithm } from '../types.js'
 import { type Meter, meterDecision, meterExpiresAt, meterRefund } from './bucket.js'
+import { algorithmId } from './id.js'
 import { bucketRate, duration, parseOptions, positiveInt } from './options.js'
 
 /** Options of {@link leakyBucket}. */
@@ -57,6 +58,12 @@ export function leakyBucket(options: LeakyBucketOptions): Algorithm & { readonly
     windowMs: Math.ceil((capacity * interval) / leakRate),
     stateSize: 2,
     params: { capacity, rate: leakRate, intervalMs: interval, shape: meter.shape ? 1 : 0 },
+    id: algorithmId('leaky-bucket', {
+      capacity,
+      rate: leakRate,
+      intervalMs: interval,
+      shape: meter.shape ? 1 : 0,
+    }),
     consume: (s, at, now, cost) => meterDecision(s, at, now, cost, true, meter),
     peek: (s, at, now, cost) => meterDecision(s, at, now, cost, false, meter),
     refund: (s, at, now, cost) => meterRefund(s, at, now, cost, meter),

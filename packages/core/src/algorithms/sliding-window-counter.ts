@@ -1,5 +1,6 @@
 import type { Algorithm } from '../types.js'
 import { decide } from './decision.js'
+import { algorithmId } from './id.js'
 import { parseWindowOptions, type WindowOptions } from './options.js'
 
 /**
@@ -63,6 +64,7 @@ export function slidingWindowCounter(options: WindowOptions): Algorithm {
     windowMs: w,
     stateSize: 3,
     params: { limit, windowMs: w },
+    id: algorithmId('sliding-window-counter', { limit, windowMs: w }),
     consume: (s, at, now, cost) => evaluate(s, at, now, cost, true),
     peek: (s, at, now, cost) => evaluate(s, at, now, cost, false),
     refund(s, at, now, cost) {

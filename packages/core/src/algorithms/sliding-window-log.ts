@@ -1,5 +1,6 @@
 import type { Algorithm } from '../types.js'
 import { decide } from './decision.js'
+import { algorithmId } from './id.js'
 import { parseWindowOptions, type WindowOptions } from './options.js'
 
 /**
@@ -54,6 +55,7 @@ export function slidingWindowLog(options: WindowOptions): Algorithm {
     windowMs,
     stateSize: limit + 1,
     params: { limit, windowMs },
+    id: algorithmId('sliding-window-log', { limit, windowMs }),
     consume: (s, at, now, cost) => evaluate(s, at, now, cost, true),
     peek: (s, at, now, cost) => evaluate(s, at, now, cost, false),
     refund(s, at, _now, rawCost) {

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { Duration } from '../duration.js'
 import type { Algorithm } from '../types.js'
 import { type Meter, meterDecision, meterExpiresAt, meterRefund } from './bucket.js'
+import { algorithmId } from './id.js'
 import { bucketRate, duration, parseOptions, positiveInt } from './options.js'
 
 /** Options of {@link tokenBucket}. */
@@ -47,6 +48,7 @@ export function tokenBucket(options: TokenBucketOptions): Algorithm {
     windowMs: Math.ceil((capacity * interval) / refillRate),
     stateSize: 2,
     params: { capacity, rate: refillRate, intervalMs: interval, shape: 0 },
+    id: algorithmId('token-bucket', { capacity, rate: refillRate, intervalMs: interval, shape: 0 }),
     consume: (s, at, now, cost) => meterDecision(s, at, now, cost, true, meter),
     peek: (s, at, now, cost) => meterDecision(s, at, now, cost, false, meter),
     refund: (s, at, now, cost) => meterRefund(s, at, now, cost, meter),

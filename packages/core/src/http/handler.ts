@@ -124,44 +124,6 @@ function outcome(
   }
 }
 
-const KIND_CODES: Record<string, string> = {
-  'fixed-window': 'fw',
-  'sliding-window-log': 'swl',
-  'sliding-window-counter': 'swc',
-  'token-bucket': 'tb',
-  'leaky-bucket': 'lb',
-  gcra: 'gcra',
-}
-
-/**
- * A policy's algorithm and parameters in its keys (`swc:100,60000`): two limiters that share a store and a
- * prefix share counters only when their policies are the same, and no algorithm ever reads another's state.
- */
-function signature(algorithm: Algorithm): string {
-  const params = Object.values(algorithm.params).join(',')
-  return `${KIND_CODES[algorithm.kind] ?? algorithm.kind}:${params}`
-}
-
-/** Per store, one algorithm object per signature: the MemoryStore keeps state per algorithm object. */
-const canonical = new WeakMap<Store, Map<string, Algorithm>>()
-
-/**
- * The algorithm object this store already knows under the same signature, else this one. So two limiters
- * sharing a store, a prefix and a policy share its counters on every store alike (the MemoryStore keys its
- * state by algorithm object; Redis by key).
- */
-function shared(store: Store, algorithm: Algorithm, id: string): Algorithm {
-  let known = canonical.get(store)
-  if (!known) {
-    known = new Map()
-    canonical.set(store, known)
-  }
-  const existing = known.get(id)
-  if (existing) return existing
-  known.set(id, algorithm)
-  return algorithm
-}
-
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
@@ -195,10 +157,10 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     const key = spec.key ?? 'ip'
     const name = spec.name ?? defaultName(spec.key)
     const cost = spec.cost ?? topCost
-    const id = signature(spec.algorithm)
+    const id = spec.algorithm.id
     return {
       name,
-      algorithm: shared(store, spec.algorithm, id),
+      algorithm: spec.algorithm,
       keyer: compileKey(key),
       prefix: `${prefix}${name}|${id}|`,
       cost: typeof cost === 'number' ? cost : 1,

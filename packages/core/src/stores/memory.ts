@@ -49,7 +49,7 @@ const defaultClock = (): Clock => {
  * const limiter = createLimiter({ algorithm: gcra({ rate: 10 }), store: new MemoryStore({ maxKeys: 100_000 }) })
  */
 export class MemoryStore implements Store {
-  private readonly tables = new Map<Algorithm, SlabTable>()
+  private readonly tables = new Map<string, SlabTable>()
   private readonly maxKeys: number
   private readonly clock: Clock
   private lastAlgorithm: Algorithm | undefined
@@ -112,7 +112,7 @@ export class MemoryStore implements Store {
   }
 
   reset(algorithm: Algorithm, key: string): void {
-    this.tables.get(algorithm)?.remove(key)
+    this.tables.get(algorithm.id)?.remove(key)
   }
 
   /** Drop expired keys now (they are also dropped a few at a time as decisions are made). */
@@ -129,10 +129,10 @@ export class MemoryStore implements Store {
 
   private table(algorithm: Algorithm): SlabTable {
     if (algorithm === this.lastAlgorithm) return this.lastTable!
-    let table = this.tables.get(algorithm)
+    let table = this.tables.get(algorithm.id)
     if (!table) {
       table = new SlabTable(algorithm, this.maxKeys)
-      this.tables.set(algorithm, table)
+      this.tables.set(algorithm.id, table)
     }
     this.lastAlgorithm = algorithm
     this.lastTable = table
