@@ -37,7 +37,7 @@ export class BlockCache {
   ): RedisDecision | undefined {
     const entry = this.entries.get(key)
     if (!entry) return undefined
-    if (entry.injected !== injected || entry.algorithm !== algorithm) return undefined
+    if (entry.injected !== injected || entry.algorithm.id !== algorithm.id) return undefined
     if (now >= entry.until || now < entry.at) {
       this.entries.delete(key)
       return undefined

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto'
-import type { AlgorithmKind } from '@floodgate/core'
 
 /** A caller's key longer than this (after escaping) is replaced by its hash. */
 export const MAX_TAG_LENGTH = 200
@@ -19,13 +18,14 @@ export function keyTag(key: string): string {
 }
 
 /**
- * The Redis key of one key's state for one algorithm: `prefix:{tag}:kind`. The hash tag keeps all of one
- * key's state on one Cluster slot; the suffix keeps algorithms apart.
+ * The Redis key of one key's state for one algorithm: `prefix:{tag}:algorithm`, where the suffix is the
+ * algorithm's id (its kind and parameters, as core's `algorithm.id`). The hash tag keeps all of one key's
+ * state on one Cluster slot; the suffix keeps algorithms apart, and lets equal algorithms share state.
  *
- * @example redisKey('rl', 'user:1', 'gcra') // 'rl:{user:1}:gcra'
+ * @example redisKey('rl', 'user:1', 'gcra:100,1000,10') // 'rl:{user:1}:gcra:100,1000,10'
  */
-export function redisKey(prefix: string, key: string, kind: AlgorithmKind): string {
-  return `${prefix}:{${keyTag(key)}}:${kind}`
+export function redisKey(prefix: string, key: string, algorithmId: string): string {
+  return `${prefix}:{${keyTag(key)}}:${algorithmId}`
 }
 
 const CRC16_TABLE = (() => {

@@ -115,13 +115,13 @@ export class RedisStore implements Store {
     return this.circuit.open
   }
 
-  /** The Redis key holding `key`'s state for `algorithm`: `prefix:{key}:kind`, the key escaped or hashed. */
+  /** The Redis key holding `key`'s state for `algorithm`: `prefix:{key}:id`, the key escaped or hashed. */
   keyOf(algorithm: Algorithm, key: string): string {
-    return redisKey(this.prefix, key, algorithm.kind)
+    return redisKey(this.prefix, key, algorithm.id)
   }
 
   consume(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<RedisDecision> {
-    const rkey = redisKey(this.prefix, key, algorithm.kind)
+    const rkey = redisKey(this.prefix, key, algorithm.id)
     const injected = now !== undefined
     const blocks = this.blocks
     const sentAt = blocks ? (injected ? now : performance.now()) : 0
@@ -143,7 +143,7 @@ export class RedisStore implements Store {
   peek(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<RedisDecision> {
     if (!this.circuit.allows()) return this.failDecision('peek', algorithm, key, cost, now)
     const { script, params } = this.prepare(algorithm)
-    const rkey = redisKey(this.prefix, key, algorithm.kind)
+    const rkey = redisKey(this.prefix, key, algorithm.id)
     const args = [
       rkey,
       this.ops.peek,
@@ -161,7 +161,7 @@ export class RedisStore implements Store {
 
   /** Give units back. Never rejects: a failure is reported to `onError` (and applied to the fallback store). */
   refund(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<void> {
-    const rkey = redisKey(this.prefix, key, algorithm.kind)
+    const rkey = redisKey(this.prefix, key, algorithm.id)
     this.blocks?.delete(rkey)
     if (!this.circuit.allows()) return this.fallbackRefund(algorithm, key, cost, now)
     const { script, params } = this.prepare(algorithm)
@@ -182,7 +182,7 @@ export class RedisStore implements Store {
 
   /** Forget `key` (in Redis, in the block cache and in the fallback store). Rejects when Redis fails. */
   async reset(algorithm: Algorithm, key: string): Promise<void> {
-    const rkey = redisKey(this.prefix, key, algorithm.kind)
+    const rkey = redisKey(this.prefix, key, algorithm.id)
     this.blocks?.delete(rkey)
     if (this.fallback) await this.fallback.reset(algorithm, key)
     const outcome = await this.within((pending) => this.client.del(rkey).then(ok(pending), fail(pending)))
@@ -200,7 +200,7 @@ export class RedisStore implements Store {
    */
   consumeAll(items: readonly ConsumeItem[], now?: number): Promise<Decision[]> {
     if (items.length === 0) return Promise.resolve([])
-    const keys = items.map((item) => redisKey(this.prefix, item.key, item.algorithm.kind))
+    const keys = items.map((item) => redisKey(this.prefix, item.key, item.algorithm.id))
     if (this.client.isCluster === true) {
       const slot = keySlot(keys[0]!)
       if (keys.some((k) => keySlot(k) !== slot)) return consumeOneByOne(this.oneByOne, items, now)

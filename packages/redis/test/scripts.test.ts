@@ -58,7 +58,7 @@ describe('Lua scripts', () => {
   })
 
   it('an error reply other than NOSCRIPT is not retried: the fail mode decides, onError hears it', async () => {
-    await client.rpush('wrongtype:{k}:fixed-window', 'not a state')
+    await client.rpush(`wrongtype:{k}:${algorithms[0]!.id}`, 'not a state')
     const errors: string[] = []
     const store = new RedisStore({
       client,
@@ -74,7 +74,7 @@ describe('Lua scripts', () => {
     expect(after.evalsha - before.evalsha).toBe(1)
     expect(after.eval - before.eval).toBe(0)
     // An error reply is not an outage: the next decision goes to Redis again.
-    await client.del('wrongtype:{k}:fixed-window')
+    await client.del(`wrongtype:{k}:${algorithms[0]!.id}`)
     expect((await store.consume(algorithms[0]!, 'k', 1)).source).toBe('redis')
   })
 
