@@ -5,10 +5,10 @@ const INITIAL_SLOTS = 64
 const EVICTION_SAMPLE = 8
 
 /**
- * The state of every key of one algorithm, in one flat buffer: `index` maps a key to a slot, the slot's
- * `stateSize` numbers live at `slot * stateSize` in `data`, and `keys` maps a slot back to its key. A decision
- * touches the `Map` entry and the slot, nothing more; the sweep and the eviction scan slots in order from a
- * cursor that survives between calls, and touch the `Map` only to delete.
+ * The state of every key of one algorithm, in one flat buffer: `index` maps a key to a slot, and the slot's
+ * `stateSize` numbers live at `slot * stateSize` in `data`. Nothing else is kept per key (no links, no
+ * reverse index): the sweep and the eviction walk the `Map`'s own insertion order with a cursor that survives
+ * between calls. A decision touches the `Map` entry and the slot, nothing more.
  */
 export class SlabTable {
   readonly index = new Map<string, number>()
@@ -16,11 +16,10 @@ export class SlabTable {
   /** A fresh (all zeros) state, for reading keys that have none. */
   readonly blank: Float64Array
   data: Float64Array
-  private keys: (string | undefined)[] = []
   private capacity: number
   private freeSlots: number[] = []
   private used = 0
-  private cursor = 0
+  private cursor: Iterator<string> | undefined
 
   constructor(
     readonly algorithm: Algorithm,
@@ -45,73 +44,76 @@ export class SlabTable {
     }
     this.data.fill(0, slot * this.width, (slot + 1) * this.width)
     this.index.set(key, slot)
-    this.keys[slot] = key
     return slot
   }
 
   /** Forget a key's state. */
   remove(key: string): void {
     const slot = this.index.get(key)
-    if (slot !== undefined) this.free(slot, key)
+    if (slot === undefined) return
+    this.index.delete(key)
+    this.freeSlots.push(slot)
   }
 
-  /** Look at up to `count` slots, continuing where the last sweep stopped, and drop keys expired by `now`. */
+  /** Look at up to `count` keys, continuing where the last sweep stopped, and drop those expired by `now`. */
   sweep(now: number, count: number): void {
-    const { algorithm, data, width, keys } = this
-    for (let i = Math.min(count, this.used); i > 0; i--) {
-      const slot = this.nextSlot()
-      const key = keys[slot]
-      if (key !== undefined && algorithm.expiresAt(data, slot * width) <= now) this.free(slot, key)
+    const { algorithm, data, width, index } = this
+    for (let i = Math.min(count, index.size); i > 0; i--) {
+      const key = this.next()
+      if (key === undefined) return
+      const slot = index.get(key)!
+      if (algorithm.expiresAt(data, slot * width) <= now) this.remove(key)
     }
   }
 
   clear(): void {
     this.index.clear()
-    this.keys = []
     this.freeSlots = []
     this.used = 0
-    this.cursor = 0
-  }
-
-  private free(slot: number, key: string): void {
-    this.index.delete(key)
-    this.keys[slot] = undefined
-    this.freeSlots.push(slot)
-  }
-
-  private nextSlot(): number {
-    if (this.cursor >= this.used) this.cursor = 0
-    return this.cursor++
+    this.cursor = undefined
   }
 
   /**
-   * Free the slot of the key whose loss matters least: among the next few slots from the cursor (the ones
-   * looked at longest ago), an expired one if any, else the one with the most quota left (the earliest to
+   * Free the slot of the key whose loss matters least: among the next few keys in the `Map`'s order (the
+   * oldest insertions first), an expired one if any, else the one with the most quota left (the earliest to
    * expire on a tie). An over-limit client has none left, so a flood of new keys cannot push it out before
    * the clients that are nearly fresh.
    */
   private evict(now: number): number {
-    const { algorithm, data, width, keys } = this
-    let victim = -1
+    const { algorithm, data, width, index } = this
+    let victim: string | undefined
     let mostLeft = -1
     let earliest = Number.POSITIVE_INFINITY
     for (let i = 0; i < EVICTION_SAMPLE; i++) {
-      const slot = this.nextSlot()
-      const at = slot * width
+      const key = this.next()
+      if (key === undefined) break
+      const at = index.get(key)! * width
       const expiresAt = algorithm.expiresAt(data, at)
       if (expiresAt <= now) {
-        victim = slot
+        victim = key
         break
       }
       const left = algorithm.peek(data, at, now, 1).remaining
       if (left > mostLeft || (left === mostLeft && expiresAt < earliest)) {
         mostLeft = left
         earliest = expiresAt
-        victim = slot
+        victim = key
       }
     }
-    this.index.delete(keys[victim]!)
-    return victim
+    const slot = index.get(victim!)!
+    index.delete(victim!)
+    return slot
+  }
+
+  /** The next key in the `Map`'s order, wrapping around; `undefined` only when the table is empty. */
+  private next(): string | undefined {
+    if (this.index.size === 0) return undefined
+    let step = this.cursor?.next()
+    if (!step || step.done) {
+      this.cursor = this.index.keys()
+      step = this.cursor.next()
+    }
+    return step.done ? undefined : step.value
   }
 
   private grow(): void {
