@@ -17,7 +17,7 @@ try {
   )
   process.exit(1)
 }
-const { fixedWindow, MemoryStore, tokenBucket } = core
+const { MemoryStore, slidingWindowLog, tokenBucket } = core
 
 const bold = (s) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s)
 const colour = (status) => {
@@ -126,7 +126,7 @@ const RATE_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset
   const exportLimit = {
     name: 'export',
     key: ['ip', 'endpoint'],
-    algorithm: fixedWindow({ limit: 2, window: '1m' }),
+    algorithm: slidingWindowLog({ limit: 2, window: '1m' }),
   }
 
   const app = express()
@@ -140,7 +140,7 @@ const RATE_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset
 
   console.log(bold('\nScene 2: layered limits, draft-8 headers (one item per policy)\n'))
   console.log('  "ip":     tokenBucket({ capacity: 5, refillRate: 1, interval: "10s" }) on every route')
-  console.log('  "export": fixedWindow({ limit: 2, window: "1m" }) per IP, on POST /export only\n')
+  console.log('  "export": slidingWindowLog({ limit: 2, window: "1m" }) per IP, on POST /export only\n')
 
   const plan = [
     ['POST', '/export'],

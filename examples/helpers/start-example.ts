@@ -61,9 +61,9 @@ export function startExample(
     const timer = setTimeout(() => {
       void stop()
       reject(
-        new Error(`examples/${example}/${script} did not print its address within 15 s. Output:\n${output}`),
+        new Error(`examples/${example}/${script} did not print its address within 25 s. Output:\n${output}`),
       )
-    }, 15_000)
+    }, 25_000)
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)
