@@ -9,11 +9,11 @@ import { slidingWindowCounter, slidingWindowLog, tokenBucket } from '@floodgate/
 import { rateLimit } from '@floodgate/fastify'
 import Fastify from 'fastify'
 
-/** Per IP: bursts of up to 30, then 5 a minute. Catches a client that rotates user ids. */
+/** Per IP: bursts of up to 30, then 30 an hour (one every 2 minutes). Catches a client that rotates user ids. */
 const perIp = {
   name: 'ip',
   key: 'ip',
-  algorithm: tokenBucket({ capacity: 30, refillRate: 5, interval: '1m' }),
+  algorithm: tokenBucket({ capacity: 30, refillRate: 30, interval: '1h' }),
 }
 /** Per user: 10 a minute. A request with no user (before login) is counted by its IP instead. */
 const perUser = { name: 'user', key: 'user', algorithm: slidingWindowCounter({ limit: 10, window: '1m' }) }

@@ -27,8 +27,8 @@ describe('examples/fastify-basic', () => {
     const responses = await statuses(11, () => get('/'))
     expect(responses.map((r) => r.status)).toEqual([...Array(10).fill(200), 429])
     const first = responses[0]!
-    expect(first.headers.get('ratelimit-policy')).toBe('"ip";q=30;w=360, "user";q=10;w=60')
-    expect(first.headers.get('ratelimit')).toMatch(/^"ip";r=29;t=12, "user";r=9;t=\d+$/)
+    expect(first.headers.get('ratelimit-policy')).toBe('"ip";q=30;w=3600, "user";q=10;w=60')
+    expect(first.headers.get('ratelimit')).toMatch(/^"ip";r=29;t=120, "user";r=9;t=\d+$/)
     const refused = responses[10]!
     expect(refused.headers.get('ratelimit')).toMatch(/^"ip";r=20;t=\d+, "user";r=0;t=\d+$/)
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
@@ -53,7 +53,7 @@ describe('examples/fastify-basic', () => {
     expect(carol.map((r) => r.status)).toEqual([202, 202, 202, 429])
     const refused = carol[3]!
     expect(refused.headers.get('ratelimit-policy')).toBe(
-      '"ip";q=30;w=360, "user";q=10;w=60, "reports";q=3;w=60',
+      '"ip";q=30;w=3600, "user";q=10;w=60, "reports";q=3;w=60',
     )
     expect((await refused.json()).policy).toBe('reports')
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(1)

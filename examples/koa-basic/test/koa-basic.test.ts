@@ -66,7 +66,7 @@ describe('examples/koa-basic', () => {
     const body = await rotating[5]!.json()
     expect(body.policy).toBe('ip')
     expect(rotating[5]!.headers.get('ratelimit')).toMatch(/^limit=30, remaining=0, reset=\d+$/)
-    expect(rotating[5]!.headers.get('ratelimit-policy')).toBe('30;w=360')
+    expect(rotating[5]!.headers.get('ratelimit-policy')).toBe('30;w=3600')
   })
 
   it('/health is not limited', async () => {
