@@ -34,12 +34,12 @@ const REDIS = { host: '127.0.0.1', port: 6379 }
 const PREFIX = `fgbench:${process.pid}`
 const CONFIG = {
   rounds: Number(args.rounds ?? (quick ? 1 : 3)),
-  warmupMs: quick ? 100 : 400,
-  measureMs: quick ? 200 : 1000,
+  warmupMs: quick ? 100 : 250,
+  measureMs: quick ? 200 : 700,
   keys: 10_000,
   inFlight: [1, 256],
-  /** Commands per decision: this many sequential decisions, 3 tries, the smallest count (others may share Redis). */
-  commandSample: quick ? 200 : 1000,
+  /** Commands per decision: this many sequential decisions, 5 tries, the smallest rate per command. */
+  commandSample: quick ? 100 : 300,
   /** One ioredis option set for every contender. */
   client: { enableAutoPipelining: args.pipelining !== 'off' },
   throughput: { limit: 1e9, windowMs: 3_600_000 },
@@ -170,33 +170,49 @@ async function throughput(decide, keys, inFlight, ms) {
 async function commandStats(redis) {
   const info = await redis.info('commandstats')
   const stats = {}
-  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) stats[m[1]] = Number(m[2])
+  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {
+    stats[m[1]] = { calls: Number(m[2]), usec: Number(m[3]) }
+  }
   return stats
 }
 
 const SENT = new Set(['evalsha', 'eval', 'evalsha_ro', 'eval_ro', 'script|load', 'fcall'])
 
-/** Commands per decision over `n` sequential decisions: the smallest of 3 tries (others may share Redis). */
+/**
+ * Commands per decision over `n` sequential decisions, from `INFO commandstats` deltas. The shared Redis may
+ * serve other processes at the same time, so it tries 5 times and keeps, per command, the smallest rate seen.
+ */
 async function commandsPerDecision(decide, redis, n) {
-  let best
-  for (let attempt = 0; attempt < 3; attempt++) {
+  const rates = {}
+  const usecs = []
+  for (let attempt = 0; attempt < 5; attempt++) {
     const before = await commandStats(redis)
     for (let i = 0; i < n; i++) await decide(`cmd-${attempt}-${i % 100}`)
     const after = await commandStats(redis)
-    const delta = {}
-    for (const [name, calls] of Object.entries(after)) {
-      const d = calls - (before[name] ?? 0)
-      if (d > 0 && !name.startsWith('info')) delta[name] = d / n
+    const seen = new Set()
+    let usec = 0
+    for (const [name, { calls, usec: spent }] of Object.entries(after)) {
+      if (name.startsWith('info')) continue
+      const d = (calls - (before[name]?.calls ?? 0)) / n
+      seen.add(name)
+      rates[name] = Math.min(rates[name] ?? Number.POSITIVE_INFINITY, d)
+      // Redis's time in the commands the client sent (a script's time includes the commands it runs).
+      if (SENT.has(name)) usec += spent - (before[name]?.usec ?? 0)
     }
-    const sent = Object.entries(delta)
-      .filter(([name]) => SENT.has(name))
-      .reduce((s, [, v]) => s + v, 0)
-    const inside = Object.entries(delta)
-      .filter(([name]) => !SENT.has(name))
-      .reduce((s, [, v]) => s + v, 0)
-    if (!best || sent + inside < best.sent + best.inside) best = { sent, inside, breakdown: delta }
+    for (const name of Object.keys(rates)) if (!seen.has(name)) rates[name] = 0
+    usecs.push(usec / n)
   }
-  return best
+  const breakdown = Object.fromEntries(Object.entries(rates).filter(([, r]) => r > 0))
+  const sum = (filter) =>
+    Object.entries(breakdown)
+      .filter(([name]) => filter(name))
+      .reduce((total, [, r]) => total + r, 0)
+  return {
+    sent: sum((name) => SENT.has(name)),
+    inside: sum((name) => !SENT.has(name)),
+    redisUs: Math.min(...usecs),
+    breakdown,
+  }
 }
 
 async function child() {
@@ -211,14 +227,8 @@ async function child() {
       await throughput(decide, keys, inFlight, CONFIG.warmupMs)
       result[inFlight] = await throughput(decide, keys, inFlight, CONFIG.measureMs)
     }
-    redis.disconnect()
-    return sendResult(result)
-  }
-  if (mode === 'commands') {
-    const redis = await client()
-    const decide = await contender(id, redis, CONFIG.throughput)
-    await decide('warm')
-    const result = await commandsPerDecision(decide, redis, CONFIG.commandSample)
+    if (args.commands === 'yes')
+      result.commands = await commandsPerDecision(decide, redis, CONFIG.commandSample)
     redis.disconnect()
     return sendResult(result)
   }
@@ -289,18 +299,18 @@ async function main() {
   await ensureReady()
   const started = Date.now()
   const samples = Object.fromEntries(CONTENDERS.map((id) => [id, { 1: [], 256: [] }]))
+  const commands = {}
   for (let round = 0; round < CONFIG.rounds; round++) {
     const order = round % 2 === 0 ? CONTENDERS : [...CONTENDERS].reverse()
     for (const id of order) {
-      const result = await run('throughput', id)
+      const result = await run('throughput', id, round === 0 ? ['--commands', 'yes'] : [])
+      if (result.commands) commands[id] = result.commands
       for (const inFlight of CONFIG.inFlight) samples[id][inFlight].push(result[inFlight].perSecond)
       process.stderr.write(
         `round ${round + 1} ${id.padEnd(18)} ${CONFIG.inFlight.map((n) => `${n}: ${fmtCount(result[n].perSecond)}/s`).join('  ')}\n`,
       )
     }
   }
-  const commands = {}
-  for (const id of CONTENDERS) commands[id] = await run('commands', id)
   const blocked = {}
   for (const cached of ['no', 'yes']) {
     const samplesBlocked = { 1: [], 256: [] }
@@ -334,6 +344,7 @@ async function main() {
     ]),
     commands[id].sent.toFixed(2),
     commands[id].inside.toFixed(2),
+    commands[id].redisUs.toFixed(1),
   ])
   const goal = {
     oneCommand: Object.keys(FLOODGATE).every((id) => Math.abs(commands[id].sent - 1) < 0.01),
@@ -350,7 +361,8 @@ async function main() {
       `process with its own ioredis client (\`${JSON.stringify(CONFIG.client)}\`). Ratios are to the fastest peer at ` +
       `that concurrency (${CONFIG.inFlight.map((n) => `${n} in flight: ${labelOf(fastestPeer[n].id)}`).join('; ')}). ` +
       'Commands per decision from `INFO commandstats` deltas: *sent* is what the client sends (EVALSHA/EVAL), ' +
-      '*in script* what the script runs inside Redis.',
+      '*in script* what the script runs inside Redis; *Redis µs* is the server time per decision (commandstats ' +
+      '`usec` of the commands sent, which includes what the scripts run): what bounds throughput once Redis is busy.',
     '',
     mdTable(
       [
@@ -361,6 +373,7 @@ async function main() {
         ]),
         { title: 'commands sent', align: 'right' },
         { title: 'in script', align: 'right' },
+        { title: 'Redis µs', align: 'right' },
       ],
       rows,
     ),

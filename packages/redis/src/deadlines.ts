@@ -1,5 +1,13 @@
-/** What a bounded call settled with. */
-export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown; timedOut: boolean }
+/** How a bounded call failed: an error (or error reply), or its deadline. */
+export class Failure {
+  constructor(
+    readonly error: unknown,
+    readonly timedOut: boolean,
+  ) {}
+}
+
+/** What a bounded call settled with: Redis's reply, or a {@link Failure}. */
+export type Outcome = unknown
 
 /** One call waiting for Redis, or for its deadline. */
 export interface Pending {
@@ -18,7 +26,7 @@ export function settle(pending: Pending, outcome: Outcome): void {
 /**
  * The deadlines of every call in flight, in one queue with one timer: every call has the same timeout,
  * so they expire in the order they were made. Cheaper than a timer per call at a hundred thousand
- * decisions a second; the timer exists only while calls are pending.
+ * decisions a second; the timer exists only while calls are pending, and is unref'd.
  */
 export class Deadlines {
   private queue: Pending[] = []
@@ -33,7 +41,13 @@ export class Deadlines {
   add(pending: Pending): void {
     pending.deadline = performance.now() + this.ms
     this.queue.push(pending)
-    if (this.timer === undefined) this.timer = setTimeout(this.expire, this.ms)
+    if (this.timer === undefined) this.schedule(this.ms)
+  }
+
+  /** The timer never keeps the process alive by itself: a call in flight has a socket that does. */
+  private schedule(ms: number): void {
+    this.timer = setTimeout(this.expire, ms)
+    this.timer.unref?.()
   }
 
   private readonly expire = (): void => {
@@ -60,6 +74,6 @@ export class Deadlines {
     } else {
       this.head = head
     }
-    this.timer = setTimeout(this.expire, Math.max(1, Math.ceil(queue[head]!.deadline - now)))
+    this.schedule(Math.max(1, Math.ceil(queue[head]!.deadline - now)))
   }
 }

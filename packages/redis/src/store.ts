@@ -8,7 +8,7 @@ import {
 } from '@floodgate/core'
 import { BlockCache } from './block-cache.js'
 import { Circuit } from './circuit.js'
-import { Deadlines, type Outcome, type Pending, settle } from './deadlines.js'
+import { Deadlines, Failure, type Outcome, type Pending, settle } from './deadlines.js'
 import {
   closedDecision,
   type DecisionSource,
@@ -84,11 +84,10 @@ export class RedisStore implements Store {
     this.onError = parsed.onError
     this.circuit = new Circuit(this.client, this.cooldownMs)
     const timeoutMessage = `Redis did not answer within ${this.timeoutMs} ms`
-    this.deadlines = new Deadlines(this.timeoutMs, () => ({
-      ok: false,
-      error: new RedisStoreError('ERR_FLOODGATE_REDIS_TIMEOUT', timeoutMessage),
-      timedOut: true,
-    }))
+    this.deadlines = new Deadlines(
+      this.timeoutMs,
+      () => new Failure(new RedisStoreError('ERR_FLOODGATE_REDIS_TIMEOUT', timeoutMessage), true),
+    )
     const candidate = this.client as Partial<BinaryEval>
     this.binary =
       typeof candidate.evalshaBuffer === 'function' && typeof candidate.evalBuffer === 'function'
@@ -131,10 +130,10 @@ export class RedisStore implements Store {
     }
     if (!this.circuit.allows()) return this.failDecision('consume', algorithm, key, cost, now)
     const { script, params } = this.prepare(algorithm)
-    const args = [rkey, this.ops.consume, injected ? String(now) : '', String(cost), this.grace, ...params]
+    const args = [rkey, this.ops.consume, injected ? String(now) : '', costArg(cost), this.grace, ...params]
     return this.run(script, 1, args).then((outcome) => {
-      if (!outcome.ok) return this.failed('consume', outcome, algorithm, key, cost, now)
-      const decision = parseDecision(outcome.value, algorithm)
+      if (outcome instanceof Failure) return this.failed('consume', outcome, algorithm, key, cost, now)
+      const decision = parseDecision(outcome, algorithm)
       if (blocks && !decision.allowed) blocks.add(rkey, algorithm, cost, decision, sentAt, injected)
       return decision
     })
@@ -153,9 +152,9 @@ export class RedisStore implements Store {
       ...params,
     ]
     return this.run(script, 1, args).then((outcome) =>
-      outcome.ok
-        ? parseDecision(outcome.value, algorithm)
-        : this.failed('peek', outcome, algorithm, key, cost, now),
+      outcome instanceof Failure
+        ? this.failed('peek', outcome, algorithm, key, cost, now)
+        : parseDecision(outcome, algorithm),
     )
   }
 
@@ -174,7 +173,7 @@ export class RedisStore implements Store {
       ...params,
     ]
     return this.run(script, 1, args).then((outcome) => {
-      if (outcome.ok) return
+      if (!(outcome instanceof Failure)) return
       this.report('refund', outcome, key)
       return this.fallbackRefund(algorithm, key, cost, now)
     })
@@ -186,7 +185,7 @@ export class RedisStore implements Store {
     this.blocks?.delete(rkey)
     if (this.fallback) await this.fallback.reset(algorithm, key)
     const outcome = await this.within((pending) => this.client.del(rkey).then(ok(pending), fail(pending)))
-    if (!outcome.ok) {
+    if (outcome instanceof Failure) {
       this.report('reset', outcome, key)
       throw outcome.error
     }
@@ -216,7 +215,7 @@ export class RedisStore implements Store {
       const params = this.prepare(item.algorithm).params
       args.push(
         item.algorithm.kind,
-        String(item.cost),
+        costArg(item.cost),
         params[0] ?? '',
         params[1] ?? '',
         params[2] ?? '',
@@ -226,11 +225,11 @@ export class RedisStore implements Store {
     const injected = now !== undefined
     const sentAt = injected ? now : performance.now()
     return this.run(CONSUME_ALL, keys.length, args).then((outcome) => {
-      if (!outcome.ok) {
+      if (outcome instanceof Failure) {
         this.report('consumeAll', outcome, items[0]!.key)
         return this.failAll(items, now)
       }
-      const replies = outcome.value as unknown[]
+      const replies = outcome as unknown[]
       return items.map((item, i) => {
         const decision = parseDecision(replies[i], item.algorithm)
         if (this.blocks && !decision.allowed) {
@@ -293,7 +292,7 @@ export class RedisStore implements Store {
   }
 
   /** Report a failure; a timeout or a connection error (anything but an error reply) opens the circuit. */
-  private report(operation: Operation, outcome: Outcome & { ok: false }, key: string): void {
+  private report(operation: Operation, outcome: Failure, key: string): void {
     if (outcome.timedOut || replyCode(outcome.error) === undefined) this.circuit.trip()
     if (!this.onError) return
     const error = outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error))
@@ -306,7 +305,7 @@ export class RedisStore implements Store {
 
   private failed(
     operation: 'consume' | 'peek',
-    outcome: Outcome & { ok: false },
+    outcome: Failure,
     algorithm: Algorithm,
     key: string,
     cost: number,
@@ -353,8 +352,9 @@ export class RedisStore implements Store {
   }
 }
 
-const failed = (error: unknown): Outcome => ({ ok: false, error, timedOut: false })
-const ok = (pending: Pending) => (value: unknown) => settle(pending, { ok: true, value })
+const costArg = (cost: number): string => (cost === 1 ? '1' : String(cost))
+const failed = (error: unknown): Failure => new Failure(error, false)
+const ok = (pending: Pending) => (value: unknown) => settle(pending, value)
 const fail = (pending: Pending) => (error: unknown) => settle(pending, failed(error))
 
 function withSource(decision: Decision, source: DecisionSource): RedisDecision {
