@@ -402,6 +402,12 @@ async function main() {
       `cache ${goal.blockCache10x ? 'is' : 'is NOT'} at least 10x the uncached refusal rate ` +
       `(${fmtRatio(blocked.yes[256].median / blocked.no[256].median)}).`,
     '',
+    'What the commands are: every Floodgate script reads the Redis server clock (`TIME`) and writes its state ' +
+      "with `SET ... PX` (the log: a list), so windows are aligned to the clock, time is the server's and " +
+      'retry-after is exact; the peers count hits with `INCR` against a key TTL (a window that starts at the ' +
+      'first hit) and read no clock. On a shared 2-core machine these numbers move by tens of per cent from ' +
+      'run to run: compare within a run, and mind the spread.',
+    '',
     `Measured with \`${commandLine()}\` in ${Math.round((Date.now() - started) / 1000)} s.${quick ? ' (--quick: numbers not representative.)' : ''}`,
   ].join('\n')
   const json = {

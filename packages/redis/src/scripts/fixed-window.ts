@@ -26,7 +26,12 @@ local function fixed_window(key, op, now, cost, grace, limit, w)
     local used = count
     if op == 'c' then
       used = count + cost
-      keep(key, encode('<dd', start, used), until_next, grace)
+      if count > 0 then
+        -- Same window: the key already expires at its end (+ grace); KEEPTTL spares resetting it.
+        redis.call('SET', key, encode('<dd', start, used), 'KEEPTTL')
+      else
+        keep(key, encode('<dd', start, used), until_next, grace)
+      end
     end
     local reset = 0
     if used > 0 then reset = until_next end

@@ -34,8 +34,14 @@ local function sliding_window_counter(key, op, now, cost, grace, limit, w)
   local until_next = start + w - now
   if (curr + cost) * w + prev_weighted <= limit * w then
     if op == 'c' then
-      curr = curr + cost
-      keep(key, encode('<ddd', start, curr, prev), swc_expires(start, curr, prev, w) - now, grace)
+      if curr > 0 then
+        -- Same window and a current count: the key already expires at start + 2w (+ grace).
+        curr = curr + cost
+        redis.call('SET', key, encode('<ddd', start, curr, prev), 'KEEPTTL')
+      else
+        curr = curr + cost
+        keep(key, encode('<ddd', start, curr, prev), swc_expires(start, curr, prev, w) - now, grace)
+      end
     end
     local remaining = math.floor((limit * w - curr * w - prev_weighted) / w)
     local reset = 0
