@@ -33,13 +33,13 @@ const quick = Boolean(args.quick)
 const REDIS = { host: '127.0.0.1', port: 6379 }
 const PREFIX = `fgbench:${process.pid}`
 const CONFIG = {
-  rounds: Number(args.rounds ?? (quick ? 1 : 3)),
-  warmupMs: quick ? 100 : 250,
-  measureMs: quick ? 200 : 700,
+  rounds: Number(args.rounds ?? (quick ? 1 : 4)),
+  warmupMs: quick ? 100 : 200,
+  measureMs: quick ? 200 : 500,
   keys: 10_000,
   inFlight: [1, 256],
   /** Commands per decision: this many sequential decisions, 5 tries, the smallest rate per command. */
-  commandSample: quick ? 100 : 300,
+  commandSample: quick ? 100 : 500,
   /** One ioredis option set for every contender. */
   client: { enableAutoPipelining: args.pipelining !== 'off' },
   throughput: { limit: 1e9, windowMs: 3_600_000 },
@@ -227,8 +227,6 @@ async function child() {
       await throughput(decide, keys, inFlight, CONFIG.warmupMs)
       result[inFlight] = await throughput(decide, keys, inFlight, CONFIG.measureMs)
     }
-    if (args.commands === 'yes')
-      result.commands = await commandsPerDecision(decide, redis, CONFIG.commandSample)
     redis.disconnect()
     return sendResult(result)
   }
@@ -253,6 +251,62 @@ async function child() {
 
 // ---------------------------------------------------------------------------------------------------------
 // Parent side.
+
+/** A private redis-server on a free port, so that command counts and server time are this run's alone. */
+async function startPrivateRedis() {
+  const { spawn } = await import('node:child_process')
+  const net = await import('node:net')
+  const port = await new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+    server.on('error', reject)
+  })
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  )
+  const failed = await new Promise((resolve) => {
+    child.once('error', () => resolve(true))
+    setTimeout(() => resolve(false), 300)
+  })
+  if (failed) return undefined
+  const { Redis } = await import('ioredis')
+  const probe = new Redis({ port, lazyConnect: true, retryStrategy: () => 50 })
+  await probe.connect()
+  await probe.ping()
+  probe.disconnect()
+  return { port, stop: () => child.kill('SIGTERM') }
+}
+
+/**
+ * Commands and Redis time per decision for every contender, in this process, one after another: on a private
+ * redis-server when one can be started (exact counts, an otherwise idle server), else on the shared Redis.
+ */
+async function countCommands() {
+  const own = await startPrivateRedis()
+  const where = own ? { port: own.port } : {}
+  const commands = {}
+  try {
+    for (const id of CONTENDERS) {
+      const redis = await client(where)
+      const decide = await contender(id, redis, CONFIG.throughput)
+      await decide('warm')
+      commands[id] = await commandsPerDecision(decide, redis, CONFIG.commandSample)
+      redis.disconnect()
+    }
+  } finally {
+    own?.stop()
+  }
+  return {
+    commands,
+    server: own ? `a private redis-server (port ${own.port})` : `${REDIS.host}:${REDIS.port}`,
+  }
+}
 
 async function cleanUp() {
   const { Redis } = await import('ioredis')
@@ -299,18 +353,17 @@ async function main() {
   await ensureReady()
   const started = Date.now()
   const samples = Object.fromEntries(CONTENDERS.map((id) => [id, { 1: [], 256: [] }]))
-  const commands = {}
   for (let round = 0; round < CONFIG.rounds; round++) {
     const order = round % 2 === 0 ? CONTENDERS : [...CONTENDERS].reverse()
     for (const id of order) {
-      const result = await run('throughput', id, round === 0 ? ['--commands', 'yes'] : [])
-      if (result.commands) commands[id] = result.commands
+      const result = await run('throughput', id)
       for (const inFlight of CONFIG.inFlight) samples[id][inFlight].push(result[inFlight].perSecond)
       process.stderr.write(
         `round ${round + 1} ${id.padEnd(18)} ${CONFIG.inFlight.map((n) => `${n}: ${fmtCount(result[n].perSecond)}/s`).join('  ')}\n`,
       )
     }
   }
+  const { commands, server: countedOn } = await countCommands()
   const blocked = {}
   for (const cached of ['no', 'yes']) {
     const samplesBlocked = { 1: [], 256: [] }
@@ -360,9 +413,10 @@ async function main() {
       `${CONFIG.rounds} interleaved rounds of ${CONFIG.measureMs} ms (± half the spread), each contender in its own ` +
       `process with its own ioredis client (\`${JSON.stringify(CONFIG.client)}\`). Ratios are to the fastest peer at ` +
       `that concurrency (${CONFIG.inFlight.map((n) => `${n} in flight: ${labelOf(fastestPeer[n].id)}`).join('; ')}). ` +
-      'Commands per decision from `INFO commandstats` deltas: *sent* is what the client sends (EVALSHA/EVAL), ' +
-      '*in script* what the script runs inside Redis; *Redis µs* is the server time per decision (commandstats ' +
-      '`usec` of the commands sent, which includes what the scripts run): what bounds throughput once Redis is busy.',
+      `Commands per decision from \`INFO commandstats\` deltas over ${CONFIG.commandSample} sequential decisions ` +
+      `on ${countedOn}: *sent* is what the client sends (EVALSHA/EVAL), *in script* what the script runs inside ` +
+      'Redis; *Redis µs* is the server time per decision (commandstats `usec` of the commands sent, which ' +
+      "includes what the scripts run), what bounds a single Redis's throughput once it is busy.",
     '',
     mdTable(
       [
@@ -427,7 +481,7 @@ async function main() {
       ]),
     ),
     fastestPeer,
-    commandsPerDecision: commands,
+    commandsPerDecision: { countedOn, ...commands },
     blockCache: blocked,
     goals: goal,
   }
