@@ -64,6 +64,6 @@ export function rateLimit(options?: ExpressRateLimitOptions): RequestHandler {
       headers: req.headers,
       native: req,
     }
-    handler.handle(info).then((outcome) => write(handler, outcome, req, res, next), next)
+    handler.handle(info, req.rateLimit).then((outcome) => write(handler, outcome, req, res, next), next)
   }
 }

@@ -40,14 +40,17 @@ declare module 'fastify' {
 
 function onRequest(handler: RateLimitHandler<FastifyRequest>): onRequestHookHandler {
   return async function floodgate(request: FastifyRequest, reply: FastifyReply) {
-    const outcome = await handler.handle({
-      ip: request.ip,
-      method: request.method,
-      route: request.routeOptions.url,
-      path: request.url,
-      headers: request.headers,
-      native: request,
-    })
+    const outcome = await handler.handle(
+      {
+        ip: request.ip,
+        method: request.method,
+        route: request.routeOptions.url,
+        path: request.url,
+        headers: request.headers,
+        native: request,
+      },
+      request.rateLimit ?? undefined,
+    )
     reply.headers(outcome.headers)
     if (!outcome.allowed) return reply.code(outcome.status).type(outcome.contentType!).send(outcome.body)
     request.rateLimit = outcome

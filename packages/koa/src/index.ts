@@ -39,7 +39,7 @@ export function rateLimit(options?: KoaRateLimitOptions): Middleware {
       headers: ctx.headers,
       native: ctx,
     }
-    const outcome = await handler.handle(info)
+    const outcome = await handler.handle(info, ctx.state.rateLimit)
     ctx.set(outcome.headers)
     if (!outcome.allowed) {
       ctx.status = outcome.status

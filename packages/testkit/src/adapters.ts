@@ -376,6 +376,19 @@ export function describeAdapterConformance(
         expect(free.headers['ratelimit-limit']).toBeUndefined()
       })
 
+      it('a request a route limit refuses spends nothing of the app-wide limit', async () => {
+        const a = await app({
+          options: { limit: 5, window: '1m' },
+          routes: [{ path: '/x', rateLimit: { name: 'route', limit: 1, window: '1m' } }, { path: '/' }],
+        })
+        expect(await statuses(a, 3, '/x')).toEqual([200, 429, 429])
+        // Express and Koa ran the app-wide limiter before the route's: the two refused requests were given
+        // back (5 - 1 - 1 = 3 left); Fastify's route config replaces the app-wide policy (4 left).
+        const res = await get(a, '/')
+        expect(res.status).toBe(200)
+        expect(Number(res.headers['ratelimit-remaining'])).toBeGreaterThanOrEqual(3)
+      })
+
       it("'endpoint' is the method and route pattern: ids share one bucket", async () => {
         const a = await app({
           routes: [

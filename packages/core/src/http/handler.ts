@@ -51,14 +51,29 @@ export interface Outcome {
   decision: Decision | undefined
   /** What went wrong when the request could not be decided (it then follows `failMode`). */
   error: unknown
-  /** What was spent, for refunds; `undefined` when nothing was. */
+  /** What was spent, for refunds; `undefined` when nothing was (or it was given back). */
   items: ConsumeItem[] | undefined
+  /**
+   * The outcome of an earlier limiter on the same request (an app-wide one before a route's), when the
+   * adapter passed it to `handle`. If a later limiter refuses the request, what the earlier ones spent is
+   * given back: a refused request spends nothing anywhere.
+   */
+  previous: Outcome | undefined
+  /** The limiter that spent `items`, to give them back. */
+  owner: Pick<RateLimitHandler, 'release'> | undefined
 }
 
 /** The framework-neutral rate limiter behind every adapter. */
 export interface RateLimitHandler<N = any> {
-  /** Decide a request. Never rejects: errors follow `failMode` and go to `onError`. */
-  handle(request: RequestInfo<N>): Promise<Outcome>
+  /**
+   * Decide a request. Never rejects: errors follow `failMode` and go to `onError`. Adapters pass the outcome
+   * of an earlier limiter on the same request as `previous` (they keep it on the request): when this one
+   * refuses, what the earlier ones spent is given back; when it skips, `previous` still speaks for the
+   * request and is returned.
+   */
+  handle(request: RequestInfo<N>, previous?: Outcome): Promise<Outcome>
+  /** Give back everything `outcome` and the outcomes before it spent (once; safe to call again). */
+  release(outcome: Outcome): void
   /** Whether `complete` has work to do (`skipFailedRequests` or `skipSuccessfulRequests`): adapters listen for the response's end only then. */
   readonly refunds: boolean
   /** Call when the response has finished, with its status (0 when the connection closed first): refunds per `skipFailedRequests` / `skipSuccessfulRequests`. Safe to call twice. */
@@ -121,6 +136,8 @@ function outcome(
     decision,
     error,
     items,
+    previous: undefined,
+    owner: undefined,
   }
 }
 
@@ -327,6 +344,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
         undefined,
         items,
       )
+      result.owner = self
       return delayMs > 0 ? sleep(delayMs).then(() => result) : result
     }
     if (dryRun) {
@@ -468,44 +486,74 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     }
   }
 
-  return {
+  function refundItems(items: readonly ConsumeItem[], info: RequestInfo<N> | undefined): void {
+    const now = clock?.()
+    for (const item of items) {
+      try {
+        const done = store.refund(item.algorithm, item.key, item.cost, now)
+        if (done instanceof Promise) done.catch((error) => report(error, info))
+      } catch (error) {
+        report(error, info)
+      }
+    }
+  }
+
+  function release(first: Outcome): void {
+    for (let o: Outcome | undefined = first; o !== undefined; o = o.previous) {
+      const items = o.items
+      if (items === undefined) continue
+      if (o.owner !== self) {
+        o.owner?.release(o) // that limiter gives back its own spending and walks the rest of the chain
+        return
+      }
+      o.items = undefined
+      refundItems(items, undefined)
+    }
+  }
+
+  function link(result: Outcome, previous: Outcome): Outcome {
+    if (result.skipped) return previous
+    if (!result.allowed) release(previous)
+    else result.previous = previous
+    return result
+  }
+
+  const self: RateLimitHandler<N> = {
     store,
     options,
     refunds: skipFailed || skipSuccessful,
-    handle(info) {
-      if (skip) {
-        let skipped: boolean | Promise<boolean>
-        try {
-          skipped = skip(info.native, info)
-        } catch (error) {
-          return Promise.resolve(failed(error, info))
-        }
-        if (skipped instanceof Promise) {
-          return skipped.then(
-            (yes) => (yes ? SKIPPED : decideSafely(info)),
-            (error) => failed(error, info),
-          )
-        }
-        if (skipped) return SKIPPED_PROMISE
-      }
-      return decideSafely(info)
+    release,
+    handle(info, previous) {
+      if (previous === undefined) return decideRequest(info)
+      return decideRequest(info).then((result) => link(result, previous))
     },
     complete(result, responseStatus, info) {
       const items = result.items
       if (items === undefined) return
       result.items = undefined
       const failedResponse = responseStatus === 0 || responseStatus >= 400
-      if (failedResponse ? !skipFailed : !skipSuccessful) return
-      const now = clock?.()
-      for (const item of items) {
-        try {
-          const done = store.refund(item.algorithm, item.key, item.cost, now)
-          if (done instanceof Promise) done.catch((error) => report(error, info))
-        } catch (error) {
-          report(error, info)
-        }
-      }
+      if (failedResponse ? skipFailed : skipSuccessful) refundItems(items, info)
     },
+  }
+  return self
+
+  function decideRequest(info: RequestInfo<N>): Promise<Outcome> {
+    if (skip) {
+      let skipped: boolean | Promise<boolean>
+      try {
+        skipped = skip(info.native, info)
+      } catch (error) {
+        return Promise.resolve(failed(error, info))
+      }
+      if (skipped instanceof Promise) {
+        return skipped.then(
+          (yes) => (yes ? SKIPPED : decideSafely(info)),
+          (error) => failed(error, info),
+        )
+      }
+      if (skipped) return SKIPPED_PROMISE
+    }
+    return decideSafely(info)
   }
 }
 
