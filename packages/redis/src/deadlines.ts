@@ -3,6 +3,8 @@ export class Failure {
   constructor(
     readonly error: unknown,
     readonly timedOut: boolean,
+    /** Whether Redis looks unavailable (a timeout or a connection error, not an error reply). */
+    readonly outage: boolean,
   ) {}
 }
 

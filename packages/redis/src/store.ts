@@ -86,7 +86,7 @@ export class RedisStore implements Store {
     const timeoutMessage = `Redis did not answer within ${this.timeoutMs} ms`
     this.deadlines = new Deadlines(
       this.timeoutMs,
-      () => new Failure(new RedisStoreError('ERR_FLOODGATE_REDIS_TIMEOUT', timeoutMessage), true),
+      () => new Failure(new RedisStoreError('ERR_FLOODGATE_REDIS_TIMEOUT', timeoutMessage), true, true),
     )
     const candidate = this.client as Partial<BinaryEval>
     this.binary =
@@ -132,9 +132,10 @@ export class RedisStore implements Store {
     const { script, params } = this.prepare(algorithm)
     const args = [rkey, this.ops.consume, injected ? String(now) : '', costArg(cost), this.grace, ...params]
     return this.run(script, 1, args).then((outcome) => {
-      if (outcome instanceof Failure) return this.failed('consume', outcome, algorithm, key, cost, now)
-      const decision = parseDecision(outcome, algorithm)
-      if (blocks && !decision.allowed) blocks.add(rkey, algorithm, cost, decision, sentAt, injected)
+      const decision = this.decided(outcome, 'consume', algorithm, key, cost, now)
+      if (blocks && !(decision instanceof Promise) && !decision.allowed) {
+        blocks.add(rkey, algorithm, cost, decision, sentAt, injected)
+      }
       return decision
     })
   }
@@ -152,9 +153,7 @@ export class RedisStore implements Store {
       ...params,
     ]
     return this.run(script, 1, args).then((outcome) =>
-      outcome instanceof Failure
-        ? this.failed('peek', outcome, algorithm, key, cost, now)
-        : parseDecision(outcome, algorithm),
+      this.decided(outcome, 'peek', algorithm, key, cost, now),
     )
   }
 
@@ -293,13 +292,30 @@ export class RedisStore implements Store {
 
   /** Report a failure; a timeout or a connection error (anything but an error reply) opens the circuit. */
   private report(operation: Operation, outcome: Failure, key: string): void {
-    if (outcome.timedOut || replyCode(outcome.error) === undefined) this.circuit.trip()
+    if (outcome.outage) this.circuit.trip()
     if (!this.onError) return
     const error = outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error))
     try {
       this.onError(error, { operation, key, failMode: this.failMode, timedOut: outcome.timedOut })
     } catch {
       // onError must not throw; a throwing hook must not turn a decision into a rejection.
+    }
+  }
+
+  /** The decision a script's reply (or failure) makes; an unreadable reply counts as a failure. */
+  private decided(
+    outcome: unknown,
+    operation: 'consume' | 'peek',
+    algorithm: Algorithm,
+    key: string,
+    cost: number,
+    now: number | undefined,
+  ): RedisDecision | Promise<RedisDecision> {
+    if (outcome instanceof Failure) return this.failed(operation, outcome, algorithm, key, cost, now)
+    try {
+      return parseDecision(outcome, algorithm)
+    } catch (error) {
+      return this.failed(operation, new Failure(error, false, false), algorithm, key, cost, now)
     }
   }
 
@@ -353,7 +369,7 @@ export class RedisStore implements Store {
 }
 
 const costArg = (cost: number): string => (cost === 1 ? '1' : String(cost))
-const failed = (error: unknown): Failure => new Failure(error, false)
+const failed = (error: unknown): Failure => new Failure(error, false, replyCode(error) === undefined)
 const ok = (pending: Pending) => (value: unknown) => settle(pending, value)
 const fail = (pending: Pending) => (error: unknown) => settle(pending, failed(error))
 
