@@ -31,7 +31,8 @@ const args = parseArgs()
 const quick = Boolean(args.quick)
 
 const REDIS = { host: '127.0.0.1', port: 6379 }
-const PREFIX = `fgbench:${process.pid}`
+// One prefix per run, handed to the children, so that the parent can delete every key the run made.
+const PREFIX = args.prefix ?? `fgbench:${process.pid}:${Date.now().toString(36)}`
 const CONFIG = {
   rounds: Number(args.rounds ?? (quick ? 1 : 4)),
   warmupMs: quick ? 100 : 200,
@@ -344,9 +345,13 @@ async function ensureReady() {
 }
 
 const run = (mode, id, extra = []) =>
-  runNode(SELF, ['--child', id, '--mode', mode, ...(quick ? ['--quick'] : []), ...extra, ...passOn()], {
-    timeoutMs: 60_000,
-  })
+  runNode(
+    SELF,
+    ['--child', id, '--mode', mode, '--prefix', PREFIX, ...(quick ? ['--quick'] : []), ...extra, ...passOn()],
+    {
+      timeoutMs: 60_000,
+    },
+  )
 const passOn = () => (args.pipelining ? ['--pipelining', args.pipelining] : [])
 
 async function main() {
