@@ -1,3 +1,4 @@
+export { ceilMs, EPSILON, floorUnits } from './algorithms/decision.js'
 export { algorithmId } from './algorithms/id.js'
 export {
   fixedWindow,

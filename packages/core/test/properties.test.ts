@@ -230,6 +230,28 @@ describe.each(every)('%s', (_name, make) => {
     )
   })
 
+  it('decisions are whole, non-negative numbers, whatever the cost (even above the limit)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 12 }), traffic(5000, 30), start, (limit, ops, t0) => {
+        const algorithm = make(limit)
+        const state = new Float64Array(algorithm.stateSize)
+        let now = t0
+        for (const op of ops) {
+          now += op.gap
+          for (const d of [
+            algorithm.consume(state, 0, now, op.cost),
+            algorithm.peek(state, 0, now, op.cost),
+          ]) {
+            for (const field of ['remaining', 'resetMs', 'retryAfterMs', 'delayMs'] as const) {
+              expect(d[field], field).toBeGreaterThanOrEqual(0)
+              expect(Number.isInteger(d[field]), field).toBe(true)
+            }
+          }
+        }
+      }),
+    )
+  })
+
   it('resetMs is when the quota is full again', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 12 }), traffic(500, 3), start, (limit, ops, t0) => {

@@ -23,7 +23,6 @@ async function burst(limiter: ReturnType<typeof createLimiter>, n: number, key =
   return decisions
 }
 
-const MINUTE = 60_000
 const at = (h: number, m: number, s: number) => ((h * 60 + m) * 60 + s) * 1000
 
 describe('token bucket: capacity 10, refill 1 token / 100ms', () => {

@@ -81,9 +81,10 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
                   op === 'peek'
                     ? await store.peek(algorithm, key, cost, step.at)
                     : await store.consume(algorithm, key, cost, step.at)
-                expect(fields(decision), `step ${index} (${op} at +${step.at % 86_400_000} ms)`).toMatchObject(
-                  step.expect ?? {},
-                )
+                expect(
+                  fields(decision),
+                  `step ${index} (${op} at +${step.at % 86_400_000} ms)`,
+                ).toMatchObject(step.expect ?? {})
               }
             }
           }
@@ -135,7 +136,8 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
           let decision = await store.consume(algorithm, key, 1, now)
           while (decision.allowed) decision = await store.consume(algorithm, key, 1, now)
           const before = fields(await store.peek(algorithm, key, 1, now + 1))
-          for (let i = 0; i < 5; i++) expect((await store.consume(algorithm, key, 1, now)).allowed).toBe(false)
+          for (let i = 0; i < 5; i++)
+            expect((await store.consume(algorithm, key, 1, now)).allowed).toBe(false)
           expect(fields(await store.peek(algorithm, key, 1, now + 1))).toEqual(before)
         })
 
@@ -152,7 +154,9 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         it('same-tick requests are counted exactly: of 2 x limit concurrent calls, limit pass', async () => {
           const key = uniqueKey('concurrent')
           const now = Date.UTC(2026, 0, 1)
-          const calls = Array.from({ length: algorithm.limit * 2 }, () => store.consume(algorithm, key, 1, now))
+          const calls = Array.from({ length: algorithm.limit * 2 }, () =>
+            store.consume(algorithm, key, 1, now),
+          )
           const decisions = await Promise.all(calls)
           expect(decisions.filter((d) => d.allowed)).toHaveLength(algorithm.limit)
         })
@@ -172,14 +176,23 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
 
         it('keeps keys apart, whatever they contain', async () => {
           const base = uniqueKey('keys')
-          const odd = [`${base}{a}`, `${base}{a}}`, `${base}}{`, `${base}:x`, `${base}ключ`, `${base}${'x'.repeat(5000)}`]
+          const odd = [
+            `${base}{a}`,
+            `${base}{a}}`,
+            `${base}}{`,
+            `${base}:x`,
+            `${base}ключ`,
+            `${base}${'x'.repeat(5000)}`,
+          ]
           const now = Date.UTC(2026, 0, 1)
           for (const key of odd) {
             for (let i = 0; i < algorithm.limit; i++) await store.consume(algorithm, key, 1, now)
             expect((await store.consume(algorithm, key, 1, now)).allowed).toBe(false)
           }
           expect((await store.peek(algorithm, `${base}{b}`, 1, now)).remaining).toBe(algorithm.limit)
-          expect((await store.peek(algorithm, `${base}${'x'.repeat(5001)}`, 1, now)).remaining).toBe(algorithm.limit)
+          expect((await store.peek(algorithm, `${base}${'x'.repeat(5001)}`, 1, now)).remaining).toBe(
+            algorithm.limit,
+          )
         })
       })
     }
@@ -190,16 +203,22 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
       const [keyA, keyB] = [uniqueKey('all-a'), uniqueKey('all-b')]
       const now = Date.UTC(2026, 0, 1)
       for (let i = 0; i < b.limit; i++) await store.consume(b, keyB, 1, now)
-      const decisions = await store.consumeAll([
-        { algorithm: a, key: keyA, cost: 1 },
-        { algorithm: b, key: keyB, cost: 1 },
-      ], now)
+      const decisions = await store.consumeAll(
+        [
+          { algorithm: a, key: keyA, cost: 1 },
+          { algorithm: b, key: keyB, cost: 1 },
+        ],
+        now,
+      )
       expect(decisions.map((d) => d.allowed)).toEqual([true, false])
       expect((await store.peek(a, keyA, 1, now)).remaining).toBe(a.limit)
-      const both = await store.consumeAll([
-        { algorithm: a, key: keyA, cost: 1 },
-        { algorithm: b, key: uniqueKey('all-c'), cost: 1 },
-      ], now)
+      const both = await store.consumeAll(
+        [
+          { algorithm: a, key: keyA, cost: 1 },
+          { algorithm: b, key: uniqueKey('all-c'), cost: 1 },
+        ],
+        now,
+      )
       expect(both.map((d) => d.allowed)).toEqual([true, true])
       expect((await store.peek(a, keyA, 1, now)).remaining).toBe(a.limit - 1)
     })

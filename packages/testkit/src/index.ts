@@ -1,3 +1,12 @@
+export {
+  type AdapterApp,
+  type AdapterAppSetup,
+  type AdapterDriver,
+  type AdapterRequest,
+  type AdapterResponse,
+  type AdapterRoute,
+  describeAdapterConformance,
+} from './adapters.js'
 export { type AlgorithmCase, algorithmCases } from './algorithms.js'
 export { describeStoreConformance, type StoreFactory } from './conformance.js'
 export { seededRandom } from './random.js'
@@ -13,4 +22,3 @@ export {
 } from './redis.js'
 export { type Vector, type VectorStep, vectors } from './vectors.js'
 export { type VirtualClock, virtualClock } from './virtual-clock.js'
-export { type AdapterApp, type AdapterAppSetup, type AdapterDriver, type AdapterRequest, type AdapterResponse, type AdapterRoute, describeAdapterConformance } from './adapters.js'

@@ -12,7 +12,8 @@ const published = readdirSync(packagesDir)
   .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) }))
   .filter(({ manifest }) => !manifest.private)
 
-const run = (dir: string, args: string[]) => execFileSync(process.execPath, args, { cwd: dir, encoding: 'utf8' })
+const run = (dir: string, args: string[]) =>
+  execFileSync(process.execPath, args, { cwd: dir, encoding: 'utf8' })
 
 describe.each(published)('$manifest.name from its dist', ({ dir, manifest }) => {
   it('is built (run the build first: `npx turbo run build`)', () => {

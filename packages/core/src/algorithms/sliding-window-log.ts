@@ -46,7 +46,7 @@ export function slidingWindowLog(options: WindowOptions): Algorithm {
     }
     // The cost-th oldest entry must expire first; a cost above the limit never passes.
     const retryAfterMs = cost > limit ? windowMs : entry(s, at, head, cost - 1) - now
-    return decide(false, limit, free, newest - now, retryAfterMs, 0)
+    return decide(false, limit, free, newest > now ? newest - now : 0, retryAfterMs, 0)
   }
 
   return {
