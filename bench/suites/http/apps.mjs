@@ -1,0 +1,170 @@
+/**
+ * The hello-world apps of the http suite: one per framework, bare or behind a rate limiter, each limiter
+ * configured the way its own docs show it, with only the quota (and, for Redis, the client and a key
+ * prefix) set. Every module is imported lazily, so a server process loads one framework and one limiter.
+ */
+
+export const HELLO = 'Hello, world!'
+
+export const FRAMEWORKS = {
+  express: {
+    label: 'Express 5',
+    peer: 'express-rate-limit',
+    peerMemory: 'express-rate-limit, memory',
+    peerRedis: 'express-rate-limit + rate-limit-redis',
+  },
+  fastify: {
+    label: 'Fastify 5',
+    peer: '@fastify/rate-limit',
+    peerMemory: '@fastify/rate-limit, memory',
+    peerRedis: '@fastify/rate-limit, `redis` option',
+  },
+  koa: {
+    label: 'Koa 3',
+    peer: 'koa-ratelimit',
+    peerMemory: 'koa-ratelimit, memory driver',
+    peerRedis: 'koa-ratelimit, redis driver',
+  },
+}
+
+/** Limiters: `floodgate` or `peer`; `store`: `memory` or `redis`. */
+export const LIMITERS = ['none', 'floodgate', 'peer']
+
+/** How each configuration is written, for the results. */
+export function howOf(framework, limiter, store) {
+  if (limiter === 'none') return 'no limiter'
+  if (limiter === 'floodgate') {
+    const s = store === 'redis' ? ', store: new RedisStore({ client: redis, prefix })' : ''
+    const opts = `{ limit, window: '1m'${s} }`
+    return framework === 'fastify'
+      ? `await app.register(rateLimit, ${opts}) (@floodgate/fastify)`
+      : `app.use(rateLimit(${opts})) (@floodgate/${framework})`
+  }
+  if (framework === 'express') {
+    return store === 'redis'
+      ? 'app.use(rateLimit({ windowMs: 60_000, limit, store: new RedisStore({ sendCommand: (...a) => redis.call(...a), prefix }) }))'
+      : 'app.use(rateLimit({ windowMs: 60_000, limit }))'
+  }
+  if (framework === 'fastify') {
+    return store === 'redis'
+      ? 'await app.register(fastifyRateLimit, { max: limit, timeWindow: 60_000, redis, nameSpace: prefix })'
+      : 'await app.register(fastifyRateLimit, { max: limit, timeWindow: 60_000 })'
+  }
+  return store === 'redis'
+    ? "app.use(ratelimit({ driver: 'redis', db: redis, duration: 60_000, max: limit, namespace: prefix }))"
+    : "app.use(ratelimit({ driver: 'memory', db: new Map(), duration: 60_000, max: limit }))"
+}
+
+async function redisClient(options) {
+  const { Redis } = await import('ioredis')
+  const client = new Redis(options)
+  await client.ping()
+  return client
+}
+
+/**
+ * Build and start one server on 127.0.0.1 (an ephemeral port). `limit` per 60 s per client address.
+ * Resolves with `{ port, close() }`.
+ */
+export async function startServer({ framework, limiter, store, limit, prefix, redisOptions }) {
+  const windowMs = 60_000
+  const clients = []
+  const redis = async () => {
+    const c = await redisClient(redisOptions)
+    clients.push(c)
+    return c
+  }
+  let port
+  let closeServer
+
+  if (framework === 'express') {
+    const { default: express } = await import('express')
+    const app = express()
+    if (limiter === 'floodgate') {
+      const { rateLimit } = await import('@floodgate/express')
+      app.use(rateLimit(await floodgateOptions(store, limit, prefix, redis)))
+    } else if (limiter === 'peer') {
+      const { rateLimit } = await import('express-rate-limit')
+      const options = { windowMs, limit }
+      if (store === 'redis') {
+        const { RedisStore } = await import('rate-limit-redis')
+        const c = await redis()
+        options.store = new RedisStore({ sendCommand: (...command) => c.call(...command), prefix })
+      }
+      app.use(rateLimit(options))
+    }
+    app.get('/', (_req, res) => {
+      res.send(HELLO)
+    })
+    const server = await new Promise((resolve, reject) => {
+      const s = app.listen(0, '127.0.0.1', (error) => (error ? reject(error) : resolve(s)))
+    })
+    port = server.address().port
+    closeServer = () => new Promise((resolve) => server.close(resolve))
+  } else if (framework === 'fastify') {
+    const { default: Fastify } = await import('fastify')
+    const app = Fastify({ logger: false })
+    if (limiter === 'floodgate') {
+      const { rateLimit } = await import('@floodgate/fastify')
+      await app.register(rateLimit, await floodgateOptions(store, limit, prefix, redis))
+    } else if (limiter === 'peer') {
+      const { default: fastifyRateLimit } = await import('@fastify/rate-limit')
+      const options = { max: limit, timeWindow: windowMs }
+      if (store === 'redis') Object.assign(options, { redis: await redis(), nameSpace: prefix })
+      await app.register(fastifyRateLimit, options)
+    }
+    app.get('/', async () => HELLO)
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    port = app.server.address().port
+    closeServer = () => app.close()
+  } else if (framework === 'koa') {
+    const { default: Koa } = await import('koa')
+    const app = new Koa()
+    if (limiter === 'floodgate') {
+      const { rateLimit } = await import('@floodgate/koa')
+      app.use(rateLimit(await floodgateOptions(store, limit, prefix, redis)))
+    } else if (limiter === 'peer') {
+      const { default: ratelimit } = await import('koa-ratelimit')
+      app.use(
+        store === 'redis'
+          ? ratelimit({
+              driver: 'redis',
+              db: await redis(),
+              duration: windowMs,
+              max: limit,
+              namespace: prefix,
+            })
+          : ratelimit({ driver: 'memory', db: new Map(), duration: windowMs, max: limit }),
+      )
+    }
+    app.use((ctx) => {
+      ctx.body = HELLO
+    })
+    const server = await new Promise((resolve, reject) => {
+      const s = app.listen(0, '127.0.0.1')
+      s.once('listening', () => resolve(s))
+      s.once('error', reject)
+    })
+    port = server.address().port
+    closeServer = () => new Promise((resolve) => server.close(resolve))
+  } else {
+    throw new Error(`unknown framework ${framework}`)
+  }
+
+  return {
+    port,
+    async close() {
+      await Promise.race([closeServer(), new Promise((resolve) => setTimeout(resolve, 2000).unref())])
+      for (const c of clients) c.disconnect()
+    },
+  }
+}
+
+async function floodgateOptions(store, limit, prefix, redis) {
+  const options = { limit, window: '1m' }
+  if (store === 'redis') {
+    const { RedisStore } = await import('@floodgate/redis')
+    options.store = new RedisStore({ client: await redis(), prefix })
+  }
+  return options
+}
