@@ -1,0 +1,20 @@
+// Regression: peers let limit + 1 requests through, or refused all of a concurrent burst.
+import { MemoryStore } from '@floodgate/core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { drivers } from './drivers.js'
+
+describe.each(drivers)('$name', (driver) => {
+  const apps: { close(): Promise<void> }[] = []
+  afterEach(async () => Promise.all(apps.splice(0).map((a) => a.close())))
+
+  it('exactly `limit` of a concurrent burst pass', async () => {
+    const app = await driver.createApp({
+      options: { limit: 10, window: '1m', store: new MemoryStore() },
+    })
+    apps.push(app)
+    const responses = await Promise.all(Array.from({ length: 30 }, () => app.request({ path: '/' })))
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(10)
+    expect(responses.filter((r) => r.status === 429)).toHaveLength(20)
+    expect(responses.every((r) => Number(r.headers['ratelimit-remaining']) >= 0)).toBe(true)
+  })
+})
