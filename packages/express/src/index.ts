@@ -32,7 +32,7 @@ function write(
   for (const name in headers) res.setHeader(name, headers[name]!)
   if (!outcome.allowed) {
     res.statusCode = outcome.status
-    res.setHeader('Content-Type', outcome.contentType!)
+    res.setHeader('content-type', outcome.contentType!)
     res.end(outcome.body)
     return
   }

@@ -43,7 +43,7 @@ export function rateLimit(options?: KoaRateLimitOptions): Middleware {
     ctx.set(outcome.headers)
     if (!outcome.allowed) {
       ctx.status = outcome.status
-      ctx.set('Content-Type', outcome.contentType!)
+      ctx.set('content-type', outcome.contentType!)
       ctx.body = outcome.body
       return
     }

@@ -233,7 +233,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     if (!closed || dryRun) {
       return outcome(true, false, false, 0, {}, undefined, undefined, 0, [], undefined, error, undefined)
     }
-    const headers = { 'Retry-After': '1', 'Cache-Control': 'no-store' }
+    const headers = { 'retry-after': '1', 'cache-control': 'no-store' }
     return outcome(
       false,
       false,
@@ -258,7 +258,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     report(error, info)
     if (dryRun)
       return outcome(true, false, false, 0, {}, undefined, undefined, 0, [], undefined, error, undefined)
-    const headers = { 'Cache-Control': 'no-store' }
+    const headers = { 'cache-control': 'no-store' }
     return outcome(
       false,
       false,
@@ -366,8 +366,8 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
       return result
     }
     const retryAfter = Math.max(1, seconds(decision.retryAfterMs))
-    headers['Retry-After'] = String(retryAfter)
-    headers['Cache-Control'] = 'no-store'
+    headers['retry-after'] = String(retryAfter)
+    headers['cache-control'] = 'no-store'
     let text: string | undefined
     if (message !== undefined) {
       try {

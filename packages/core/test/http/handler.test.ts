@@ -47,9 +47,9 @@ describe('createRateLimitHandler', () => {
     const outcome = await handler.handle(req())
     expect(outcome.allowed).toBe(true)
     expect(outcome.decision?.policy).toBe('ip')
-    expect(outcome.headers['RateLimit-Limit']).toBe('100')
-    expect(outcome.headers['RateLimit-Remaining']).toBe('99')
-    expect(outcome.headers['RateLimit-Policy']).toBe('100;w=60')
+    expect(outcome.headers['ratelimit-limit']).toBe('100')
+    expect(outcome.headers['ratelimit-remaining']).toBe('99')
+    expect(outcome.headers['ratelimit-policy']).toBe('100;w=60')
   })
 
   it('without an atomic consumeAll, a refusal still spends nothing in any policy', async () => {
@@ -120,8 +120,8 @@ describe('createRateLimitHandler', () => {
       retryAfter: 120,
       policy: 'ip',
     })
-    expect(a.headers['Retry-After']).toBe('120')
-    expect(a.headers['Cache-Control']).toBe('no-store')
+    expect(a.headers['retry-after']).toBe('120')
+    expect(a.headers['cache-control']).toBe('no-store')
   })
 
   it('message and handler options shape the refusal; a throwing handler leaves the default', async () => {
@@ -207,7 +207,7 @@ describe('createRateLimitHandler', () => {
     const handler = createRateLimitHandler({ limit: 1, dryRun: true, onError: () => {} })
     await handler.handle(req())
     const over = await handler.handle(req())
-    expect([over.allowed, over.limited, over.headers['Retry-After']]).toEqual([true, true, undefined])
+    expect([over.allowed, over.limited, over.headers['retry-after']]).toEqual([true, true, undefined])
     const noIp = await handler.handle(req({ ip: undefined }))
     expect(noIp.allowed).toBe(true)
     expect((noIp.error as { code: string }).code).toBe('ERR_FLOODGATE_NO_CLIENT_ADDRESS')
@@ -266,7 +266,7 @@ describe('createRateLimitHandler', () => {
       algorithm: fixedWindow({ limit: 5, window: '10s' }),
       clock: c.now,
     })
-    expect((await handler.handle(req())).headers['X-RateLimit-Reset']).toBe(String((START + 10_000) / 1000))
+    expect((await handler.handle(req())).headers['x-ratelimit-reset']).toBe(String((START + 10_000) / 1000))
   })
 
   it('two handlers sharing a store, a prefix and a policy share its counter; otherwise they do not', async () => {

@@ -25,17 +25,17 @@ const write = (modes: Parameters<typeof headerModes>[0], decisions: Decision[], 
 describe('headers', () => {
   it('draft-6', () => {
     expect(write('draft-6', [d({})])).toEqual({
-      'RateLimit-Limit': '100',
-      'RateLimit-Remaining': '42',
-      'RateLimit-Reset': '30',
-      'RateLimit-Policy': '100;w=60',
+      'ratelimit-limit': '100',
+      'ratelimit-remaining': '42',
+      'ratelimit-reset': '30',
+      'ratelimit-policy': '100;w=60',
     })
   })
 
   it('draft-7', () => {
     expect(write('draft-7', [d({})])).toEqual({
-      RateLimit: 'limit=100, remaining=42, reset=30',
-      'RateLimit-Policy': '100;w=60',
+      ratelimit: 'limit=100, remaining=42, reset=30',
+      'ratelimit-policy': '100;w=60',
     })
   })
 
@@ -45,40 +45,40 @@ describe('headers', () => {
       d({ limit: 1000, remaining: 998, resetMs: 1_800_000, policy: 'user' }),
     ])
     expect(out).toEqual({
-      'RateLimit-Policy': '"ip";q=100;w=60, "user";q=1000;w=3600',
-      RateLimit: '"ip";r=42;t=30, "user";r=998;t=1800',
+      'ratelimit-policy': '"ip";q=100;w=60, "user";q=1000;w=3600',
+      ratelimit: '"ip";r=42;t=30, "user";r=998;t=1800',
     })
   })
 
   it('draft-6 and draft-7 report the chosen policy', () => {
     const out = write('draft-6', [d({}), d({ limit: 1000, remaining: 5, policy: 'user' })], 1)
-    expect(out['RateLimit-Limit']).toBe('1000')
-    expect(out['RateLimit-Policy']).toBe('1000;w=3600')
+    expect(out['ratelimit-limit']).toBe('1000')
+    expect(out['ratelimit-policy']).toBe('1000;w=3600')
   })
 
   it('legacy resets in epoch seconds, rounded up', () => {
     const out = write('legacy', [d({ resetMs: 1_500 })], 0, 1_719_640_799_000)
     expect(out).toEqual({
-      'X-RateLimit-Limit': '100',
-      'X-RateLimit-Remaining': '42',
-      'X-RateLimit-Reset': '1719640801',
+      'x-ratelimit-limit': '100',
+      'x-ratelimit-remaining': '42',
+      'x-ratelimit-reset': '1719640801',
     })
   })
 
   it('seconds round up, a reset of 0 is 0, remaining never below 0 nor fractional', () => {
-    expect(write('draft-6', [d({ resetMs: 1 })])['RateLimit-Reset']).toBe('1')
-    expect(write('draft-6', [d({ resetMs: 0 })])['RateLimit-Reset']).toBe('0')
-    expect(write('draft-6', [d({ remaining: -3 })])['RateLimit-Remaining']).toBe('0')
-    expect(write('draft-6', [d({ remaining: 2.7 })])['RateLimit-Remaining']).toBe('2')
+    expect(write('draft-6', [d({ resetMs: 1 })])['ratelimit-reset']).toBe('1')
+    expect(write('draft-6', [d({ resetMs: 0 })])['ratelimit-reset']).toBe('0')
+    expect(write('draft-6', [d({ remaining: -3 })])['ratelimit-remaining']).toBe('0')
+    expect(write('draft-6', [d({ remaining: 2.7 })])['ratelimit-remaining']).toBe('2')
   })
 
   it('modes combine; true is draft-6; false is none', () => {
     expect(Object.keys(write(['draft-7', 'legacy'], [d({})])).sort()).toEqual([
-      'RateLimit',
-      'RateLimit-Policy',
-      'X-RateLimit-Limit',
-      'X-RateLimit-Remaining',
-      'X-RateLimit-Reset',
+      'ratelimit',
+      'ratelimit-policy',
+      'x-ratelimit-limit',
+      'x-ratelimit-remaining',
+      'x-ratelimit-reset',
     ])
     expect(headerModes(true)).toEqual(['draft-6'])
     expect(write(false, [d({})])).toEqual({})
