@@ -30,25 +30,25 @@ export async function consumeAll(
 }
 
 /**
- * The decision that speaks for a set of policies: the first refusal (the one that asks for the longest
- * wait, when several refuse), or else the policy with the fewest units left relative to its limit.
+ * The index of the decision that speaks for a set of policies: the refusal that asks for the longest wait
+ * (the first of equals), or, when all allow, the policy with the fewest units left relative to its limit.
+ * -1 for none.
  */
-export function mostRestrictive(decisions: readonly Decision[]): Decision | undefined {
-  let chosen: Decision | undefined
-  for (const decision of decisions) {
-    if (!chosen) {
-      chosen = decision
-      continue
-    }
-    if (decision.allowed !== chosen.allowed) {
-      if (!decision.allowed) chosen = decision
-      continue
-    }
-    if (!decision.allowed) {
-      if (decision.retryAfterMs > chosen.retryAfterMs) chosen = decision
-    } else if (decision.remaining / decision.limit < chosen.remaining / chosen.limit) {
-      chosen = decision
+export function mostRestrictiveIndex(decisions: readonly Decision[]): number {
+  let chosen = decisions.length > 0 ? 0 : -1
+  for (let i = 1; i < decisions.length; i++) {
+    const d = decisions[i]!
+    const best = decisions[chosen]!
+    if (d.allowed) {
+      if (best.allowed && d.remaining * best.limit < best.remaining * d.limit) chosen = i
+    } else if (best.allowed || d.retryAfterMs > best.retryAfterMs) {
+      chosen = i
     }
   }
   return chosen
+}
+
+/** The decision that speaks for a set of policies (see {@link mostRestrictiveIndex}). */
+export function mostRestrictive(decisions: readonly Decision[]): Decision | undefined {
+  return decisions[mostRestrictiveIndex(decisions)]
 }

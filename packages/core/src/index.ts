@@ -15,7 +15,7 @@ export {
   type WindowOptions,
 } from './algorithms/index.js'
 export { cachedClock } from './clocks/cached-clock.js'
-export { consumeAll, mostRestrictive } from './consume-all.js'
+export { consumeAll, mostRestrictive, mostRestrictiveIndex } from './consume-all.js'
 export { type Duration, type DurationUnit, parseDuration, toMs } from './duration.js'
 export { describeValue, RateLimitConfigError, RateLimitCostError, type RateLimitErrorCode } from './errors.js'
 export * from './http/index.js'

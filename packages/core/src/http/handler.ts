@@ -1,5 +1,5 @@
 import { slidingWindowCounter } from '../algorithms/index.js'
-import { consumeAll } from '../consume-all.js'
+import { consumeAll, mostRestrictiveIndex } from '../consume-all.js'
 import { RateLimitCostError } from '../errors.js'
 import { boundKey, MAX_KEY_LENGTH } from '../keys.js'
 import { checkCost } from '../limiter.js'
@@ -306,26 +306,14 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     info: RequestInfo<N>,
   ): Outcome | Promise<Outcome> {
     const decisions = Array.isArray(raw) ? raw : [raw]
-    let allowed = true
-    let chosen = 0
     let delayMs = 0
     for (let i = 0; i < count; i++) {
       const d = decisions[i]!
       d.policy = names[i]!
-      if (i === 0) {
-        allowed = d.allowed
-        delayMs = d.delayMs
-        continue
-      }
-      const best = decisions[chosen]!
-      if (d.allowed) {
-        if (d.delayMs > delayMs) delayMs = d.delayMs
-        if (best.allowed && d.remaining * best.limit < best.remaining * d.limit) chosen = i
-      } else if (allowed || d.retryAfterMs > best.retryAfterMs) {
-        allowed = false
-        chosen = i
-      }
+      if (d.delayMs > delayMs) delayMs = d.delayMs
     }
+    const chosen = mostRestrictiveIndex(decisions)
+    const allowed = decisions[chosen]!.allowed // a refusal is chosen whenever there is one
     const decision = decisions[chosen]!
     const headers: Record<string, string> = {}
     if (writeHeaders) writeHeaders(headers, decisions, chosen, needsNow ? (clock ? clock() : Date.now()) : 0)
