@@ -1,25 +1,8 @@
 // Starts examples/fastify-basic/server.mjs as a child process and sends it real HTTP requests.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RunningExample, startExample } from '../../helpers/start-example.js'
+import { describe, expect, it } from 'vitest'
+import { useExample } from '../../helpers/use-example.js'
 
-let app: RunningExample
-const get = (path: string, user?: string) =>
-  fetch(`${app.url}${path}`, { headers: user ? { 'x-user': user } : {} })
-const post = (path: string, user?: string) =>
-  fetch(`${app.url}${path}`, { method: 'POST', headers: user ? { 'x-user': user } : {} })
-
-async function statuses(n: number, send: () => Promise<Response>): Promise<Response[]> {
-  const responses: Response[] = []
-  for (let i = 0; i < n; i++) responses.push(await send())
-  return responses
-}
-
-beforeAll(async () => {
-  app = await startExample('fastify-basic')
-})
-afterAll(async () => {
-  await app?.stop()
-})
+const { get, post, statuses } = useExample('fastify-basic')
 
 // One server, one client IP (127.0.0.1): the scenarios run in order and the 'ip' budget (30) carries across.
 describe('examples/fastify-basic', () => {

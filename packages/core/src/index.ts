@@ -26,7 +26,8 @@ export {
   createLimiter,
   type Limiter,
   type LimiterOptions,
+  storeSchema,
 } from './limiter.js'
 export { MemoryStore, type MemoryStoreOptions } from './stores/memory.js'
 export type { Algorithm, AlgorithmKind, Awaitable, Clock, ConsumeItem, Decision, Store } from './types.js'
-export { parseOptions } from './validate.js'
+export { parseOptions, positive, positiveInt } from './validate.js'

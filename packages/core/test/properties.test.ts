@@ -58,64 +58,59 @@ function maxInWindow(admitted: Admission[], length: number, time = (a: Admission
 
 const start = fc.integer({ min: 0, max: 2_000_000_000_000 })
 
+/** A window algorithm's parameters and traffic: (limit, window ms, ops, start). */
+const windowCase = [
+  fc.integer({ min: 1, max: 20 }),
+  fc.integer({ min: 1, max: 5000 }),
+  traffic(400, 4),
+  start,
+] as const
+
+/** Admitted cost per clock-aligned window, by window index. */
+function costPerWindow(admitted: Admission[], w: number): Map<number, number> {
+  const perWindow = new Map<number, number>()
+  for (const a of admitted) {
+    const index = Math.floor(a.at / w)
+    perWindow.set(index, (perWindow.get(index) ?? 0) + a.cost)
+  }
+  return perWindow
+}
+
 describe('never more than the limit in any window the algorithm promises', () => {
   it('fixed window: at most `limit` per aligned window', () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 20 }),
-        fc.integer({ min: 1, max: 5000 }),
-        traffic(400, 4),
-        start,
-        (limit, w, ops, t0) => {
-          const admitted = run(fixedWindow({ limit, window: w }), ops, t0)
-          const perWindow = new Map<number, number>()
-          for (const a of admitted)
-            perWindow.set(Math.floor(a.at / w), (perWindow.get(Math.floor(a.at / w)) ?? 0) + a.cost)
-          for (const count of perWindow.values()) expect(count).toBeLessThanOrEqual(limit)
-        },
-      ),
+      fc.property(...windowCase, (limit, w, ops, t0) => {
+        const admitted = run(fixedWindow({ limit, window: w }), ops, t0)
+        for (const count of costPerWindow(admitted, w).values()) expect(count).toBeLessThanOrEqual(limit)
+      }),
     )
   })
 
   it('sliding window log: at most `limit` in every rolling window', () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 20 }),
-        fc.integer({ min: 1, max: 5000 }),
-        traffic(400, 4),
-        start,
-        (limit, w, ops, t0) => {
-          const admitted = run(slidingWindowLog({ limit, window: w }), ops, t0)
-          expect(maxInWindow(admitted, w)).toBeLessThanOrEqual(limit)
-        },
-      ),
+      fc.property(...windowCase, (limit, w, ops, t0) => {
+        const admitted = run(slidingWindowLog({ limit, window: w }), ops, t0)
+        expect(maxInWindow(admitted, w)).toBeLessThanOrEqual(limit)
+      }),
     )
   })
 
   it('sliding window counter: at most `limit` per aligned window, and the weighted estimate never above it', () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 20 }),
-        fc.integer({ min: 1, max: 5000 }),
-        traffic(400, 4),
-        start,
-        (limit, w, ops, t0) => {
-          const algorithm = slidingWindowCounter({ limit, window: w })
-          const admitted = run(algorithm, ops, t0)
-          const perWindow = new Map<number, number>()
-          for (const a of admitted)
-            perWindow.set(Math.floor(a.at / w), (perWindow.get(Math.floor(a.at / w)) ?? 0) + a.cost)
-          for (const [index, count] of perWindow) {
-            expect(count).toBeLessThanOrEqual(limit)
-            // At the last admission of the window, curr + prev * (1 - elapsed) <= limit.
-            const last = admitted.filter((a) => Math.floor(a.at / w) === index).at(-1)!
-            const prev = perWindow.get(index - 1) ?? 0
-            expect(count * w + prev * (w - (last.at - index * w))).toBeLessThanOrEqual(limit * w)
-          }
-          // And in any rolling window, never more than twice the limit.
-          expect(maxInWindow(admitted, w)).toBeLessThanOrEqual(2 * limit)
-        },
-      ),
+      fc.property(...windowCase, (limit, w, ops, t0) => {
+        const algorithm = slidingWindowCounter({ limit, window: w })
+        const admitted = run(algorithm, ops, t0)
+        const perWindow = costPerWindow(admitted, w)
+        for (const [index, count] of perWindow) {
+          expect(count).toBeLessThanOrEqual(limit)
+          // At the last admission of the window, curr + prev * (1 - elapsed) <= limit.
+          const last = admitted.filter((a) => Math.floor(a.at / w) === index).at(-1)!
+          const prev = perWindow.get(index - 1) ?? 0
+          expect(count * w + prev * (w - (last.at - index * w))).toBeLessThanOrEqual(limit * w)
+        }
+        // And in any rolling window, never more than twice the limit.
+        expect(maxInWindow(admitted, w)).toBeLessThanOrEqual(2 * limit)
+      }),
     )
   })
 

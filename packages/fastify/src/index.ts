@@ -1,5 +1,6 @@
 import {
   createRateLimitHandler,
+  escapeKeyPart,
   MemoryStore,
   mergeRateLimitOptions,
   type Outcome,
@@ -82,7 +83,7 @@ const plugin: FastifyPluginAsync<FastifyRateLimitOptions> = async (fastify, opts
     const handler = config
       ? createRateLimitHandler(
           mergeRateLimitOptions(base, {
-            prefix: `${routeScope}${methods} ${route.url}`.replaceAll('|', '%7C'),
+            prefix: escapeKeyPart(`${routeScope}${methods} ${route.url}`),
             ...config,
           }),
         )

@@ -71,7 +71,7 @@ describe('@floodgate/fastify', () => {
     expect((await app.inject('/manual')).statusCode).toBe(200)
     const refused = await app.inject('/manual')
     expect(refused.statusCode).toBe(429)
-    expect(refused.headers['retry-after']).toBeDefined()
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1)
     await app.close()
   })
 

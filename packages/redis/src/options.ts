@@ -1,4 +1,4 @@
-import { parseOptions, type Store } from '@floodgate/core'
+import { parseOptions, positive, positiveInt, type Store, storeSchema } from '@floodgate/core'
 import type { Redis } from 'ioredis'
 import { z } from 'zod'
 
@@ -102,13 +102,6 @@ const isClient = (v: unknown): v is RedisClient =>
   typeof v === 'object' &&
   v !== null &&
   ['evalsha', 'eval', 'del'].every((m) => typeof (v as Record<string, unknown>)[m] === 'function')
-const isStore = (v: unknown): v is Store =>
-  typeof v === 'object' &&
-  v !== null &&
-  ['consume', 'peek', 'refund', 'reset'].every((m) => typeof (v as Record<string, unknown>)[m] === 'function')
-
-const positiveMs = (expected: string) =>
-  z.number({ error: expected }).refine((n) => Number.isFinite(n) && n > 0, { error: expected })
 const wholeMs = (expected: string) =>
   z.number({ error: expected }).refine((n) => Number.isSafeInteger(n) && n >= 0, { error: expected })
 
@@ -120,20 +113,18 @@ const schema = z.strictObject({
     .string({ error: 'a non-empty string without { or }' })
     .regex(/^[^{}]+$/, { error: 'a non-empty string without { or }' })
     .default('floodgate'),
-  timeoutMs: positiveMs('a number of ms > 0').default(500),
+  timeoutMs: positive('a number of ms > 0').default(500),
   failMode: z
     .enum(['open', 'closed', 'fallback'], { error: "'open', 'closed' or 'fallback'" })
     .default('open'),
-  fallback: z.custom<Store>(isStore, { error: 'a store (consume, peek, refund, reset)' }).optional(),
-  cooldownMs: positiveMs('a number of ms > 0').default(1000),
+  fallback: storeSchema.optional(),
+  cooldownMs: positive('a number of ms > 0').default(1000),
   blockCache: z
     .union(
       [
         z.boolean(),
         z.strictObject({
-          maxKeys: z
-            .number()
-            .refine((n) => Number.isSafeInteger(n) && n >= 1, { error: 'a whole number >= 1' }),
+          maxKeys: positiveInt(),
         }),
       ],
       { error: 'true, false or { maxKeys }' },

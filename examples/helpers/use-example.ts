@@ -1,0 +1,33 @@
+// The client side the basic examples' tests share: start the example once for the file, then send real
+// requests to it, with an optional `x-user` header (the examples' fake authentication).
+import { afterAll, beforeAll } from 'vitest'
+import { type RunningExample, startExample } from './start-example.js'
+
+export interface ExampleClient {
+  get(path: string, user?: string): Promise<Response>
+  post(path: string, user?: string): Promise<Response>
+  /** Send `n` requests one after another; their responses in order. */
+  statuses(n: number, send: () => Promise<Response>): Promise<Response[]>
+}
+
+/** Start `examples/<example>` before the file's tests and stop it after them. */
+export function useExample(example: string): ExampleClient {
+  let app: RunningExample | undefined
+  beforeAll(async () => {
+    app = await startExample(example)
+  })
+  afterAll(async () => {
+    await app?.stop()
+  })
+  const send = (method: string, path: string, user?: string) =>
+    fetch(`${app!.url}${path}`, { method, headers: user ? { 'x-user': user } : {} })
+  return {
+    get: (path, user) => send('GET', path, user),
+    post: (path, user) => send('POST', path, user),
+    async statuses(n, request) {
+      const responses: Response[] = []
+      for (let i = 0; i < n; i++) responses.push(await request())
+      return responses
+    },
+  }
+}
