@@ -13,6 +13,9 @@ export default defineConfig({
       '@floodgate/fastify': pkg('fastify'),
       '@floodgate/koa': pkg('koa'),
       '@floodgate/testkit': pkg('testkit'),
+      '@floodgate/client': pkg('client'),
+      '@floodgate/simulator': pkg('simulator'),
+      '@floodgate/postgres': pkg('postgres'),
     },
   },
   test: {
