@@ -1,10 +1,11 @@
 import { defineConfig } from 'tsup'
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // The main entry runs in browsers too; the undici interceptor has its own (`@floodgate/client/undici`).
+  entry: ['src/index.ts', 'src/undici.ts'],
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,
   sourcemap: true,
-  target: 'node20',
+  target: 'es2022',
 })
