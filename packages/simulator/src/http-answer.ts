@@ -1,0 +1,49 @@
+import { type Algorithm, compileHeaders, type Decision, type HeaderMode } from '@floodgate/core'
+
+/** What an HTTP server running Floodgate answers to one request. */
+export interface Answer {
+  /** 200 when admitted, 429 when refused. */
+  readonly status: 200 | 429
+  /** Response headers in lower case: the rate-limit headers, and on a 429 `retry-after` (whole seconds). */
+  readonly headers: Readonly<Record<string, string>>
+}
+
+/** Options of {@link answerer}. */
+export interface AnswerOptions {
+  /**
+   * The policy's name, as `RateLimit-Policy` shows it (draft-8).
+   * @default 'simulated'
+   */
+  name?: string
+  /**
+   * The rate-limit header formats, as the adapters' `headers` option takes them.
+   * @default ['draft-6']
+   */
+  headers?: readonly HeaderMode[]
+}
+
+/**
+ * Turn decisions into the HTTP answers the adapters send: the status, core's own rate-limit headers, and on a
+ * refusal `Retry-After` in whole seconds, rounded up and at least 1 (absent when the request can never pass).
+ *
+ * @example
+ * const answer = answerer(tokenBucket({ capacity: 10, refillRate: 1 }))
+ * answer(decision, now) // { status: 429, headers: { 'retry-after': '1', 'ratelimit-remaining': '0', ... } }
+ */
+export function answerer(
+  algorithm: Algorithm,
+  options: AnswerOptions = {},
+): (decision: Decision, now: number) => Answer {
+  const write = compileHeaders(options.headers ?? ['draft-6'], [
+    { name: options.name ?? 'simulated', limit: algorithm.limit, windowMs: algorithm.windowMs },
+  ])
+  return (decision, now) => {
+    const headers: Record<string, string> = {}
+    write?.(headers, [decision], 0, now)
+    if (decision.allowed) return { status: 200, headers }
+    if (Number.isFinite(decision.retryAfterMs)) {
+      headers['retry-after'] = String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000)))
+    }
+    return { status: 429, headers }
+  }
+}
