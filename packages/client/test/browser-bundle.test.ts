@@ -1,0 +1,54 @@
+// The main entry must run in a browser: bundled for the browser, it reaches no Node built-in.
+import { builtinModules } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import { build, type Plugin } from 'esbuild'
+import { describe, expect, it } from 'vitest'
+
+const entry = (name: string) => fileURLToPath(new URL(`../src/${name}.ts`, import.meta.url))
+const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]))
+
+/** Records every Node built-in the bundle would import (esbuild would otherwise leave some external). */
+function noNodeBuiltins(found: string[]): Plugin {
+  return {
+    name: 'no-node-builtins',
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, (args) => {
+        if (builtins.has(args.path) || args.path.startsWith('node:')) {
+          found.push(`${args.path} (from ${args.importer})`)
+          return { path: args.path, external: true }
+        }
+        return undefined
+      })
+    },
+  }
+}
+
+async function bundle(name: string) {
+  const found: string[] = []
+  const result = await build({
+    entryPoints: [entry(name)],
+    bundle: true,
+    write: false,
+    platform: 'browser',
+    format: 'esm',
+    minify: true,
+    logLevel: 'silent',
+    plugins: [noNodeBuiltins(found)],
+  })
+  return { found, code: result.outputFiles[0]!.text }
+}
+
+describe('browser', () => {
+  it('the main entry bundles for the browser with no Node built-in, no process, no Buffer', async () => {
+    const { found, code } = await bundle('index')
+    expect(found).toEqual([])
+    expect(code).not.toMatch(/\bprocess\.|\bBuffer\b|\brequire\(/)
+    // Small enough for a page: the whole client, minified.
+    expect(code.length).toBeLessThan(20_000)
+  })
+
+  it('the check can fail: a file that imports node:http is caught', async () => {
+    const { found } = await bundle('../test/servers')
+    expect(found.some((f) => f.startsWith('node:http'))).toBe(true)
+  })
+})
