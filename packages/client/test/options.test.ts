@@ -22,7 +22,7 @@ describe('options', () => {
       random: Math.random,
       now: Date.now,
     })
-    expect(settings.budget && settings.budget.tokens).toBe(500)
+    expect(settings.budget === false ? 0 : settings.budget.tokens).toBe(500)
   })
 
   it('each client gets its own budget by default', () => {
