@@ -6,6 +6,8 @@
  * picture. Run by `scripts/herd-plot.mjs` (writes `docs/images/client-herd.svg`) and by the herd test.
  */
 import { createRateLimitHandler, fixedWindow } from '@floodgate/core'
+// The PRNG alone: testkit's index brings vitest along, which this script does not run under.
+import { seededRandom } from '../../testkit/src/random.js'
 import type { Jitter } from '../src/backoff.js'
 import { createFetch } from '../src/fetch.js'
 
@@ -38,18 +40,6 @@ export interface HerdResult {
   readonly succeeded: number
   /** When the last client got through, ms after the refusal. */
   readonly lastSuccessMs: number
-}
-
-/** mulberry32: a small seeded PRNG. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 /** Virtual time: `sleep` queues a timer; `run` fires them in time order (ties in the order they were set). */
@@ -116,7 +106,7 @@ export async function simulateHerd(jitter: Jitter): Promise<HerdResult> {
     return new Response(outcome.body ?? '', { status: outcome.status, headers: outcome.headers })
   }
 
-  const random = seeded(HERD.seed)
+  const random = seededRandom(HERD.seed)
   let pending = 0
   for (let c = 0; c < HERD.clients; c++) {
     const client = createFetch({

@@ -28,7 +28,12 @@ async function setup(adapter: Adapter, headers: HeaderMode = 'draft-6') {
   const rival = async () => {
     for (let i = 0; i < 2; i++) await (await fetch(server.url)).arrayBuffer()
   }
-  return { ...time, server, rival }
+  /** A sleep after which the rival takes the fresh quota first: the retry is refused again. */
+  const sleepThenRival = async (ms: number) => {
+    await time.sleep(ms)
+    await rival()
+  }
+  return { ...time, server, rival, sleepThenRival }
 }
 
 describe.each(ADAPTERS)('%s', (adapter) => {
@@ -66,12 +71,7 @@ describe.each(ADAPTERS)('%s', (adapter) => {
   })
 
   it('gives up after maxAttempts and returns the last response, body and all', async () => {
-    const { server, now, sleeps, clock, rival } = await setup(adapter)
-    const sleep = async (ms: number) => {
-      sleeps.push(ms)
-      clock.advance(ms)
-      await rival()
-    }
+    const { server, now, sleeps, rival, sleepThenRival: sleep } = await setup(adapter)
     const politeFetch = createFetch({ now, sleep, maxAttempts: 3 })
     await rival()
     const res = await politeFetch(server.url)
@@ -83,12 +83,7 @@ describe.each(ADAPTERS)('%s', (adapter) => {
   })
 
   it('respects the retry budget: once it is spent, a refusal is returned at once', async () => {
-    const { server, now, sleeps, clock, rival } = await setup(adapter)
-    const sleep = async (ms: number) => {
-      sleeps.push(ms)
-      clock.advance(ms)
-      await rival()
-    }
+    const { server, now, sleeps, rival, sleepThenRival: sleep } = await setup(adapter)
     const budget = retryBudget({ capacity: 10, retryCost: 5 })
     const politeFetch = createFetch({ now, sleep, maxAttempts: 10, budget })
     await rival()

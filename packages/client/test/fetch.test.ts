@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createFetch } from '../src/fetch.js'
-import { plainServer, type TestServer, virtualTime } from './servers.js'
+import { plainServer, stuckSleep, type TestServer, virtualTime } from './servers.js'
 
 let servers: TestServer[] = []
 afterEach(async () => {
@@ -79,15 +79,7 @@ describe('createFetch', () => {
   it('honours the AbortSignal during the wait: rejects with its reason and sends nothing more', async () => {
     const server = await echoServer()
     const controller = new AbortController()
-    let waiting: () => void = () => {}
-    const entered = new Promise<void>((resolve) => {
-      waiting = resolve
-    })
-    // A sleep that never ends by itself: only the abort can end the wait.
-    const sleep = () => {
-      waiting()
-      return new Promise<void>(() => {})
-    }
+    const { sleep, entered } = stuckSleep()
     const pending = createFetch({ sleep })(server.url, { signal: controller.signal })
     await entered
     controller.abort(new Error('user left'))

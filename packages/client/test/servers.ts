@@ -106,3 +106,16 @@ export function virtualTime(start = START) {
   }
   return { clock, sleeps, sleep, now: clock.now }
 }
+
+/** A sleep that never ends by itself, so only an abort can end the wait; `entered` resolves once it is called. */
+export function stuckSleep() {
+  let enter: () => void = () => {}
+  const entered = new Promise<void>((resolve) => {
+    enter = resolve
+  })
+  const sleep = () => {
+    enter()
+    return new Promise<void>(() => {})
+  }
+  return { sleep, entered }
+}

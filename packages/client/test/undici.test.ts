@@ -6,7 +6,15 @@ import { Agent, request, fetch as undiciFetch } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ClientOptions, RetryEvent } from '../src/options.js'
 import { createInterceptor } from '../src/undici.js'
-import { ADAPTERS, adapterServer, plainServer, START, type TestServer, virtualTime } from './servers.js'
+import {
+  ADAPTERS,
+  adapterServer,
+  plainServer,
+  START,
+  stuckSleep,
+  type TestServer,
+  virtualTime,
+} from './servers.js'
 
 let servers: TestServer[] = []
 let agents: Agent[] = []
@@ -126,17 +134,10 @@ describe('createInterceptor', () => {
   it('honours the AbortSignal during the wait: rejects, and sends nothing more', async () => {
     const server = await echoServer()
     const controller = new AbortController()
-    let entered: () => void = () => {}
-    const waiting = new Promise<void>((resolve) => {
-      entered = resolve
-    })
-    const sleep = () => {
-      entered()
-      return new Promise<void>(() => {})
-    }
+    const { sleep, entered } = stuckSleep()
     const dispatcher = politeAgent({ sleep })
     const pending = request(server.url, { dispatcher, signal: controller.signal })
-    await waiting
+    await entered
     controller.abort(new Error('user left'))
     await expect(pending).rejects.toThrow('user left')
     expect(server.statuses).toEqual([429])
@@ -153,8 +154,7 @@ describe('createInterceptor', () => {
     await (await request(server.url, { dispatcher })).body.dump()
     expect(time.sleeps).toEqual([30_000])
 
-    const never = () => new Promise<void>(() => {})
-    const stuck = politeAgent({ now: time.now, sleep: never, pace: true })
+    const stuck = politeAgent({ now: time.now, sleep: stuckSleep().sleep, pace: true })
     await (await request(server.url, { dispatcher: stuck })).body.dump()
     const controller = new AbortController()
     const pending = request(server.url, { dispatcher: stuck, signal: controller.signal })

@@ -1,6 +1,6 @@
-import { parseDecimal, resetMs, toCount } from './numbers.js'
 import { quotaPolicyWindowMs } from './quota-policy.js'
 import { type HeaderSource, headerValue } from './source.js'
+import { readThreeFields } from './three-fields.js'
 import type { PolicyInfo } from './types.js'
 
 /**
@@ -12,16 +12,12 @@ import type { PolicyInfo } from './types.js'
  * @example parseDraft6(response.headers, Date.now())?.remaining
  */
 export function parseDraft6(headers: HeaderSource, now: number): PolicyInfo | undefined {
-  const limit = toCount(parseDecimal(headerValue(headers, 'ratelimit-limit')?.split(/[,;]/)[0]))
-  const remaining = toCount(parseDecimal(headerValue(headers, 'ratelimit-remaining')))
-  const reset = parseDecimal(headerValue(headers, 'ratelimit-reset'))
-  if (limit === undefined && remaining === undefined && reset === undefined) return undefined
+  const fields = readThreeFields(headers, 'ratelimit', now)
+  if (fields === undefined) return undefined
   return {
     mode: 'draft-6',
     name: undefined,
-    limit,
-    remaining,
-    resetMs: reset === undefined ? undefined : resetMs(reset, now),
-    windowMs: quotaPolicyWindowMs(headerValue(headers, 'ratelimit-policy'), limit),
+    ...fields,
+    windowMs: quotaPolicyWindowMs(headerValue(headers, 'ratelimit-policy'), fields.limit),
   }
 }

@@ -1,5 +1,5 @@
-import { parseDecimal, resetMs, toCount } from './numbers.js'
-import { type HeaderSource, headerValue } from './source.js'
+import type { HeaderSource } from './source.js'
+import { readThreeFields } from './three-fields.js'
 import type { PolicyInfo } from './types.js'
 
 /**
@@ -11,16 +11,8 @@ import type { PolicyInfo } from './types.js'
  * @example parseLegacy(new Headers({ 'x-ratelimit-reset': '1719642600' }), Date.now())?.resetMs
  */
 export function parseLegacy(headers: HeaderSource, now: number): PolicyInfo | undefined {
-  const limit = toCount(parseDecimal(headerValue(headers, 'x-ratelimit-limit')))
-  const remaining = toCount(parseDecimal(headerValue(headers, 'x-ratelimit-remaining')))
-  const reset = parseDecimal(headerValue(headers, 'x-ratelimit-reset'))
-  if (limit === undefined && remaining === undefined && reset === undefined) return undefined
-  return {
-    mode: 'legacy',
-    name: undefined,
-    limit,
-    remaining,
-    resetMs: reset === undefined ? undefined : resetMs(reset, now),
-    windowMs: undefined,
-  }
+  const fields = readThreeFields(headers, 'x-ratelimit', now)
+  return fields === undefined
+    ? undefined
+    : { mode: 'legacy', name: undefined, ...fields, windowMs: undefined }
 }
