@@ -68,6 +68,11 @@ describe('draft-7', () => {
     expect(policy).toMatchObject({ limit: 10, remaining: 0, resetMs: 5_000 })
   })
 
+  it('fields separated by semicolons, as some servers send them', () => {
+    const policy = parseDraft7(new Headers({ RateLimit: 'limit=100; remaining=7; reset=12' }), NOW)
+    expect(policy).toMatchObject({ limit: 100, remaining: 7, resetMs: 12_000 })
+  })
+
   it('a draft-8 RateLimit is not draft-7', () => {
     expect(parseDraft7(new Headers({ RateLimit: '"ip";r=42;t=30' }), NOW)).toBeUndefined()
   })

@@ -21,7 +21,11 @@ export function parseDraft7(headers: HeaderSource, now: number): PolicyInfo | un
   if (field === undefined) return undefined
   const members = parseMembers(field)
   if (!isDraft7(members)) return undefined
-  const get = (key: string) => nonNegative(members.find((m) => m.key === key)?.value)
+  // Some servers separate the fields with `;` (`limit=100; remaining=42; reset=30`): they read as parameters.
+  const get = (key: string) =>
+    nonNegative(
+      members.find((m) => m.key === key)?.value ?? members.find((m) => m.params.has(key))?.params.get(key),
+    )
   const limit = toCount(get('limit'))
   const reset = get('reset')
   return {
