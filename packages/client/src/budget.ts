@@ -2,9 +2,9 @@ import { type Parsed, parseFields, positiveNumber } from './schema.js'
 
 /**
  * A token bucket of retries shared by every request of a client (or of several clients that are given the
- * same one), as the AWS SDKs' standard retry mode has it: a retry spends `retryCost` tokens, a response
- * that needs no retry gives back `successRefund` (or, when it came after retries, the `retryCost` it
- * spent), never above `capacity`. While the bucket is short, a refused request is not retried: its refusal
+ * same one), as the AWS SDKs' standard retry mode has it: a retry spends `retryCost` tokens; a response
+ * that is not retried and is not a server error (below 500) gives back `successRefund` (or, when it came
+ * after retries, the `retryCost` it spent), never above `capacity`. While the bucket is short, a refused request is not retried: its refusal
  * is returned. So in an outage a fleet of clients sends at most about one retry per `retryCost /
  * successRefund` successful requests (5 by default), plus `capacity / retryCost` at the start, instead of
  * multiplying the load by `maxAttempts`.
@@ -39,7 +39,7 @@ export interface RetryBudgetOptions {
    */
   retryCost?: number
   /**
-   * What a response that needs no retry gives back.
+   * What a response that is not retried, and is not a server error, gives back.
    * @default 1
    * @example 0.5
    */

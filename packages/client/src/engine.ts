@@ -71,17 +71,22 @@ export function createEngine(settings: ClientSettings): Engine {
     return undefined
   }
 
+  /** A response that is not retried: one the server answered normally (below 500) refills the budget. */
+  function settled(state: Attempts, status: number): Verdict {
+    if (budget && status < 500) budget.success(state.attempt > 1)
+    return { retry: false, reason: undefined }
+  }
+
   return {
     settings,
     paceDelay: (origin) => pacer?.delayFor(origin, now()) ?? 0,
     verdict(request, state, status, headers) {
+      const retryable = retryOn.includes(status)
+      if (!retryable && pacer === undefined) return settled(state, status)
       const at = now()
       const info = readRateLimit(headers, at)
       pacer?.observe(request.origin, info, at)
-      if (!retryOn.includes(status)) {
-        if (budget) budget.success(state.attempt > 1)
-        return { retry: false, reason: undefined }
-      }
+      if (!retryable) return settled(state, status)
       const wait = serverWait(info)
       const reason = giveUpReason(request, state, wait)
       if (reason !== undefined) return { retry: false, reason }

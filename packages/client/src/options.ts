@@ -116,7 +116,7 @@ export interface ClientOptions {
   /**
    * The retry budget that retries spend from ({@link retryBudget}); `false` for none. Pass one budget to
    * several clients to share it.
-   * @default retryBudget(): 500 tokens, a retry costs 5, a response that needs no retry gives back 1
+   * @default retryBudget(): 500 tokens, a retry costs 5, a response that is not retried (below 500) gives back 1
    * @example retryBudget({ capacity: 100 })
    */
   budget?: RetryBudget | false
