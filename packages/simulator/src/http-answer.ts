@@ -1,9 +1,10 @@
-import { type Algorithm, compileHeaders, type Decision, type HeaderMode } from '@floodgate/core'
+import type { Algorithm, Decision, HeaderMode } from '@floodgate/core'
+import { compileHeaders, NEVER, seconds } from '@floodgate/core/internal'
 
 /** What an HTTP server running Floodgate answers to one request. */
 export interface Answer {
-  /** 200 when admitted, 429 when refused. */
-  readonly status: 200 | 429
+  /** 200 when admitted, 429 when refused, 413 when the request costs more than the policy ever allows. */
+  readonly status: 200 | 429 | 413
   /** Response headers in lower case: the rate-limit headers, and on a 429 `retry-after` (whole seconds). */
   readonly headers: Readonly<Record<string, string>>
 }
@@ -24,7 +25,8 @@ export interface AnswerOptions {
 
 /**
  * Turn decisions into the HTTP answers the adapters send: the status, core's own rate-limit headers, and on a
- * refusal `Retry-After` in whole seconds, rounded up and at least 1 (absent when the request can never pass).
+ * refusal `Retry-After` in whole seconds, rounded up and at least 1. A request that can never pass (its cost
+ * is above the limit) is answered 413 without `Retry-After`, as core's handler does.
  *
  * @example
  * const answer = answerer(tokenBucket({ capacity: 10, refillRate: 1 }))
@@ -41,9 +43,8 @@ export function answerer(
     const headers: Record<string, string> = {}
     write?.(headers, [decision], 0, now)
     if (decision.allowed) return { status: 200, headers }
-    if (Number.isFinite(decision.retryAfterMs)) {
-      headers['retry-after'] = String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000)))
-    }
+    if (decision.retryAfterMs === NEVER) return { status: 413, headers }
+    headers['retry-after'] = String(Math.max(1, seconds(decision.retryAfterMs)))
     return { status: 429, headers }
   }
 }

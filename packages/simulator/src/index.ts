@@ -1,3 +1,12 @@
+export {
+  type ChartNote,
+  type ChartPanel,
+  type ChartRule,
+  type ChartSeries,
+  type ChartSpec,
+  renderChart,
+} from './charts/chart.js'
+export { luminance, palette, type SeriesStyle } from './charts/palette.js'
 export { type CompareOptions, type Comparison, compare, type Judgement, judge } from './compare.js'
 export { formatMs } from './format.js'
 export { type Answer, type AnswerOptions, answerer } from './http-answer.js'

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { type StateReader, stateReader } from './state/inner-state.js'
 import type { Summary, Timeline } from './timeline.js'
 import type { Arrivals, Traffic } from './traffic/types.js'
-import { algorithm, duration, key, parseOptions, traffic } from './validate.js'
+import { algorithmSchema, duration, key, parseOptions, traffic } from './validate.js'
 import { maxInWindow } from './windows.js'
 
 /** Options of {@link simulate}. */
@@ -72,7 +72,7 @@ export interface Simulation {
 const MAX_TICKS = 1_000_000
 
 const schema = z.strictObject({
-  algorithm: algorithm(),
+  algorithm: algorithmSchema,
   traffic: traffic(),
   duration: duration(),
   tick: duration().default(100),

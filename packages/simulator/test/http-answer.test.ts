@@ -49,21 +49,27 @@ describe.each(cases)('answers for $id', (algorithm) => {
 })
 
 describe('answerer', () => {
-  it('sends no Retry-After for a request that can never pass', () => {
-    const answer = answerer(tokenBucket({ capacity: 2, refillRate: 1 }))
-    const decision = {
-      allowed: false,
-      limit: 2,
-      remaining: 2,
-      resetMs: 0,
-      retryAfterMs: Number.POSITIVE_INFINITY,
-      delayMs: 0,
-      policy: '',
-    }
-    expect(answer(decision, 0)).toEqual({
-      status: 429,
-      headers: expect.not.objectContaining({ 'retry-after': expect.anything() }),
+  it('answers 413 without Retry-After to a request that can never pass, as the handler does', async () => {
+    const algorithm = tokenBucket({ capacity: 2, refillRate: 1 })
+    const clock = virtualClock(0)
+    const handler = createRateLimitHandler({
+      limits: [{ name: 'playground', key: 'global', algorithm, cost: 3 }],
+      store: new MemoryStore({ clock: clock.now }),
+      clock: clock.now,
     })
+    const outcome = await handler.handle({
+      ip: '192.0.2.1',
+      method: 'GET',
+      route: '/',
+      path: '/',
+      headers: {},
+      native: null,
+    })
+    const { answer } = createSession(algorithm).send(0, 3)
+    expect(answer.status).toBe(413)
+    expect(outcome.status).toBe(413)
+    expect(answer.headers['retry-after']).toBeUndefined()
+    expect(outcome.headers['retry-after']).toBeUndefined()
   })
 
   it('rounds Retry-After up to whole seconds, at least 1', () => {

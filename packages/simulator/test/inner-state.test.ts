@@ -1,5 +1,5 @@
 // Each state decoder against the algorithm's own peek: if core changes a state layout, these fail.
-import { EPSILON } from '@floodgate/core'
+import { EPSILON } from '@floodgate/core/internal'
 import { algorithmCases } from '@floodgate/testkit'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
