@@ -1,12 +1,14 @@
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
-const pkg = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url))
+const pkg = (name: string, entry = 'index') =>
+  fileURLToPath(new URL(`./packages/${name}/src/${entry}.ts`, import.meta.url))
 
 // Tests run against the TypeScript sources; the import tests in each package check the built dist.
 export default defineConfig({
   resolve: {
     alias: {
+      '@floodgate/core/internal': pkg('core', 'internal'),
       '@floodgate/core': pkg('core'),
       '@floodgate/redis': pkg('redis'),
       '@floodgate/express': pkg('express'),

@@ -1,7 +1,9 @@
 import { defineConfig } from 'tsup'
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // Both entries share one copy of every module (classes stay one class), in ESM and in CJS.
+  entry: ['src/index.ts', 'src/internal.ts'],
+  splitting: true,
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,

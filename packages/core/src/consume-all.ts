@@ -1,28 +1,55 @@
-import type { ConsumeItem, Decision, Store } from './types.js'
+import type { Awaitable, ConsumeItem, Decision, Store } from './types.js'
 
 /**
  * Decide several policies as one request: all must allow, and a refused request consumes nothing in any
  * policy. Uses the store's atomic `consumeAll` when it has one; otherwise consumes in order and refunds
- * what was taken when a later policy refuses (so a concurrent request may briefly see that quota spent).
- * The result has one decision per item; policies after a refusal are peeked, not consumed.
+ * what was taken when a later policy refuses (so a concurrent request may briefly see that quota spent:
+ * put the narrowest policy first). The result has one decision per item; policies after a refusal are
+ * peeked, not consumed.
  */
-export async function consumeAll(
-  store: Store,
-  items: readonly ConsumeItem[],
-  now?: number,
-): Promise<Decision[]> {
-  if (store.consumeAll) return store.consumeAll(items, now)
-  const decisions: Decision[] = []
-  for (const item of items) {
-    const decision = await store.consume(item.algorithm, item.key, item.cost, now)
-    decisions.push(decision)
-    if (decision.allowed) continue
-    const taken = decisions.length - 1
-    await Promise.all(
-      items.slice(0, taken).map((done) => store.refund(done.algorithm, done.key, done.cost, now)),
-    )
-    for (const rest of items.slice(decisions.length)) {
-      decisions.push(await store.peek(rest.algorithm, rest.key, rest.cost, now))
+export function consumeAll(store: Store, items: readonly ConsumeItem[], now?: number): Promise<Decision[]> {
+  if (store.consumeAll) return Promise.resolve(store.consumeAll(items, now))
+  return consumeInGroups({
+    store,
+    items,
+    groups: items.map((_, i) => [i]),
+    consumeGroup: ([item]) =>
+      Promise.resolve(store.consume(item!.algorithm, item!.key, item!.cost, now)).then((d) => [d]),
+    now,
+  })
+}
+
+/**
+ * Decide items group by group, in order, each group as one (`consumeGroup`, atomic where the store can):
+ * when a group refuses, what earlier groups took is given back and the rest are peeked. A store that is
+ * atomic only within a shard (a Redis Cluster slot) decides each shard's items as a group. Returns one
+ * decision per item, in the items' order.
+ */
+export async function consumeInGroups(parts: {
+  store: Pick<Store, 'peek' | 'refund'>
+  items: readonly ConsumeItem[]
+  /** Indices into `items`, one array per group, in the order to consume them. */
+  groups: readonly (readonly number[])[]
+  consumeGroup: (items: readonly ConsumeItem[]) => Awaitable<Decision[]>
+  now: number | undefined
+}): Promise<Decision[]> {
+  const { store, items, groups, consumeGroup, now } = parts
+  const decisions: Decision[] = new Array(items.length)
+  const taken: number[] = []
+  for (let g = 0; g < groups.length; g++) {
+    const group = groups[g]!
+    const decided = await consumeGroup(group.map((i) => items[i]!))
+    group.forEach((i, j) => {
+      decisions[i] = decided[j]!
+    })
+    if (decided.every((d) => d.allowed)) {
+      taken.push(...group)
+      continue
+    }
+    await Promise.all(taken.map((i) => store.refund(items[i]!.algorithm, items[i]!.key, items[i]!.cost, now)))
+    for (const rest of groups.slice(g + 1)) {
+      for (const i of rest)
+        decisions[i] = await store.peek(items[i]!.algorithm, items[i]!.key, items[i]!.cost, now)
     }
     break
   }

@@ -1,5 +1,5 @@
-export { ceilMs, EPSILON, floorUnits } from './algorithms/decision.js'
-export { algorithmId } from './algorithms/id.js'
+// The public API: what users of Floodgate import. Plumbing for Floodgate's own packages (stores, adapters)
+// is in `@floodgate/core/internal`.
 export {
   fixedWindow,
   type GcraOptions,
@@ -14,20 +14,27 @@ export {
   tokenBucket,
   type WindowOptions,
 } from './algorithms/index.js'
-export { cachedClock } from './clocks/cached-clock.js'
-export { consumeAll, mostRestrictive, mostRestrictiveIndex } from './consume-all.js'
-export { type Duration, type DurationUnit, parseDuration, toMs } from './duration.js'
-export { describeValue, RateLimitConfigError, RateLimitCostError, type RateLimitErrorCode } from './errors.js'
-export * from './http/index.js'
-export { boundKey, MAX_KEY_LENGTH } from './keys.js'
-export {
-  type ConsumeOptions,
-  checkCost,
-  createLimiter,
-  type Limiter,
-  type LimiterOptions,
-  storeSchema,
-} from './limiter.js'
+export { consumeAll, mostRestrictive } from './consume-all.js'
+export { COST_PRECISION } from './cost.js'
+export type { Duration, DurationUnit } from './duration.js'
+export { RateLimitConfigError, RateLimitCostError, type RateLimitErrorCode } from './errors.js'
+export { RateLimitRequestError, type RateLimitRequestErrorCode } from './http/errors.js'
+export { createRateLimitHandler, type RateLimitHandler } from './http/handler.js'
+export type { HeaderMode, HeadersOption } from './http/headers.js'
+export type { KeyFunction, KeyPart, KeySpec, KeyValue } from './http/key-spec.js'
+export type {
+  CostOption,
+  LimitedResponse,
+  PolicyOptions,
+  RateLimitOptions,
+  RequestFunction,
+  WarningOptions,
+} from './http/options/types.js'
+export type { Outcome } from './http/outcome.js'
+export type { ProxyTrust, RequestInfo } from './http/request-info.js'
+export type { ResponseFormat } from './http/responses.js'
+export type { WarningName } from './http/warnings.js'
+export { type ConsumeOptions, createLimiter, type Limiter, type LimiterOptions } from './limiter.js'
 export { MemoryStore, type MemoryStoreOptions } from './stores/memory.js'
+export type { FailMode, FailSource, SourcedDecision } from './stores/resilience/fail-mode.js'
 export type { Algorithm, AlgorithmKind, Awaitable, Clock, ConsumeItem, Decision, Store } from './types.js'
-export { parseOptions, positive, positiveInt } from './validate.js'

@@ -1,9 +1,10 @@
 import { z } from 'zod'
+import { isCost, normalizeCost } from './cost.js'
 import { RateLimitConfigError, RateLimitCostError } from './errors.js'
-import { boundKey, MAX_KEY_LENGTH } from './keys.js'
+import { partitionOf, storeKey } from './store-keys/store-key.js'
 import { MemoryStore } from './stores/memory.js'
 import type { Algorithm, Clock, Decision, Store } from './types.js'
-import { parseOptions } from './validate.js'
+import { algorithmSchema, parseOptions, storeSchema } from './validate.js'
 
 /** Options of {@link createLimiter}. */
 export interface LimiterOptions {
@@ -19,7 +20,8 @@ export interface LimiterOptions {
    */
   store?: Store
   /**
-   * A namespace put before every key (`prefix:key`), so that limiters sharing a store never share state.
+   * A namespace put before every key (`prefix:{key}`), so that limiters sharing a store never share state.
+   * It must not contain `{` or `}`.
    * @default '' (none)
    * @example 'login'
    */
@@ -41,7 +43,8 @@ export interface LimiterOptions {
 /** Options of one call. */
 export interface ConsumeOptions {
   /**
-   * How many units this request spends (a weight: an expensive write, a number of LLM tokens).
+   * How many units this request spends (a weight: an expensive write, a number of LLM tokens): a finite
+   * number >= 0, counted to 1/1024 of a unit; 0 spends nothing (the decision is then a peek).
    * @default 1
    * @example 5
    */
@@ -63,39 +66,26 @@ export interface Limiter {
   reset(key: string): Promise<void>
 }
 
-const isAlgorithm = (v: unknown): v is Algorithm =>
-  typeof v === 'object' &&
-  v !== null &&
-  typeof (v as Algorithm).consume === 'function' &&
-  typeof (v as Algorithm).stateSize === 'number'
-const isStore = (v: unknown): v is Store =>
-  typeof v === 'object' &&
-  v !== null &&
-  ['consume', 'peek', 'refund', 'reset'].every((m) => typeof (v as any)[m] === 'function')
-
-export const algorithmSchema = z.custom<Algorithm>(isAlgorithm, {
-  error: 'an algorithm such as slidingWindowCounter({ limit: 100, window: "1m" })',
-})
-export const storeSchema = z.custom<Store>(isStore, {
-  error: 'a store (consume, peek, refund, reset, close)',
-})
 const clockSchema = z.custom<Clock>((v) => typeof v === 'function', { error: 'a function returning ms' })
 
 const schema = z.strictObject({
   algorithm: algorithmSchema,
   store: storeSchema.optional(),
-  prefix: z.string({ error: 'a string' }).default(''),
+  prefix: z
+    .string({ error: 'a string without { or }' })
+    .regex(/^[^{}]*$/, { error: 'a string without { or }' })
+    .default(''),
   name: z.string({ error: 'a non-empty string' }).min(1, { error: 'a non-empty string' }).default('default'),
   clock: clockSchema.optional(),
 })
 
-/** Check a cost: a finite number > 0. */
-export function checkCost(cost: unknown): cost is number {
-  return typeof cost === 'number' && cost > 0 && cost < Number.POSITIVE_INFINITY
-}
-
 /**
  * Create a limiter for one policy.
+ *
+ * Keys are yours to choose (a user id, an address); any string works, and two different strings are never
+ * one bucket, on any store. A cost is a finite number >= 0: 0 is free (the decision is a peek), and other
+ * costs are counted to 1/1024 of a unit (see `COST_PRECISION`). An invalid key or cost rejects with a
+ * `RateLimitConfigError` or `RateLimitCostError`: those are bugs in the caller, not refusals.
  *
  * @example
  * const limiter = createLimiter({ algorithm: slidingWindowCounter({ limit: 100, window: '1m' }) })
@@ -106,27 +96,24 @@ export function createLimiter(options: LimiterOptions): Limiter {
   const parsed = parseOptions(schema, options, 'createLimiter')
   const { algorithm, name, clock } = parsed
   const store = parsed.store ?? new MemoryStore()
-  const prefix = parsed.prefix === '' ? '' : `${parsed.prefix}:`
+  const scope = parsed.prefix === '' ? '' : `${parsed.prefix}:`
 
-  const storeKey = (key: string): string => {
+  const keyOf = (key: string): string => {
     if (typeof key !== 'string' || key.length === 0) {
       throw new RateLimitConfigError('ERR_FLOODGATE_INVALID_KEY', 'key', key, 'a non-empty string')
     }
-    const bounded = boundKey(key)
-    return prefix === '' ? bounded : prefix + bounded
+    return storeKey(scope, partitionOf(key))
   }
   const costOf = (options: ConsumeOptions | undefined): number => {
-    const cost = options?.cost ?? 1
-    if (!checkCost(cost)) throw new RateLimitCostError(cost)
-    return cost
+    const cost = options?.cost === undefined ? 1 : options.cost
+    if (!isCost(cost)) throw new RateLimitCostError(cost)
+    return normalizeCost(cost)
   }
   const named = (decision: Decision): Decision => {
     decision.policy = name
     return decision
   }
-  /** The hot path: a short string key, a cost of 1 or a valid cost, a synchronous store. */
-  const isPlainKey = (key: unknown): key is string =>
-    typeof key === 'string' && key.length > 0 && key.length <= MAX_KEY_LENGTH
+  const now = () => (clock === undefined ? undefined : clock())
 
   return {
     name,
@@ -135,8 +122,9 @@ export function createLimiter(options: LimiterOptions): Limiter {
     consume(key, options) {
       try {
         const cost = options === undefined || options.cost === undefined ? 1 : costOf(options)
-        const storeKeyed = isPlainKey(key) ? (prefix === '' ? key : prefix + key) : storeKey(key)
-        const result = store.consume(algorithm, storeKeyed, cost, clock === undefined ? undefined : clock())
+        const at = keyOf(key)
+        const result =
+          cost === 0 ? store.peek(algorithm, at, 0, now()) : store.consume(algorithm, at, cost, now())
         if (result instanceof Promise) return result.then(named)
         result.policy = name
         return Promise.resolve(result)
@@ -145,13 +133,14 @@ export function createLimiter(options: LimiterOptions): Limiter {
       }
     },
     async peek(key, options) {
-      return named(await store.peek(algorithm, storeKey(key), costOf(options), clock?.()))
+      return named(await store.peek(algorithm, keyOf(key), costOf(options), now()))
     },
     async refund(key, options) {
-      await store.refund(algorithm, storeKey(key), costOf(options), clock?.())
+      const cost = costOf(options)
+      if (cost > 0) await store.refund(algorithm, keyOf(key), cost, now())
     },
     async reset(key) {
-      await store.reset(algorithm, storeKey(key))
+      await store.reset(algorithm, keyOf(key))
     },
   }
 }

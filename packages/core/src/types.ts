@@ -14,7 +14,10 @@ export interface Decision {
   remaining: number
   /** Milliseconds until the policy is back to its full quota. */
   resetMs: number
-  /** 0 when allowed; otherwise milliseconds until a request of the same cost can pass. */
+  /**
+   * 0 when allowed; otherwise milliseconds until a request of the same cost can pass, or `Infinity` when it
+   * never can (its cost is above the policy's limit).
+   */
   retryAfterMs: number
   /** 0 unless a shaping policy asks the caller to wait this long before proceeding. */
   delayMs: number
@@ -63,13 +66,20 @@ export interface Algorithm {
 /** One policy's part of a request, as a store sees it. */
 export interface ConsumeItem {
   readonly algorithm: Algorithm
+  /** The store key (see {@link Store} for its shape). */
   readonly key: string
+  /** A cost > 0, already rounded to the cost precision (0.001). */
   readonly cost: number
 }
 
 /**
  * Where the algorithms' state lives. A third party can write one; `@floodgate/testkit`'s conformance suite
- * tells whether it is right. `now` is passed only when the limiter was given a clock; otherwise the store
+ * tells whether it is right.
+ *
+ * Keys: the limiter and the HTTP handler give a store keys of the form `scope{partition}rest`, where the
+ * partition is the caller (a user, an address) encoded so it holds no brace and no lone surrogate: a store
+ * that shards (Redis Cluster) keeps every key of one partition together, and a store that writes UTF-8 loses
+ * nothing. A store must keep any two different key strings apart. `now` is passed only when the limiter was given a clock; otherwise the store
  * uses its own time source (the MemoryStore its `clock`, the RedisStore the Redis server's `TIME`).
  */
 export interface Store {

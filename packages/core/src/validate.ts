@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { toMs } from './duration.js'
 import { RateLimitConfigError, type RateLimitErrorCode } from './errors.js'
+import type { Algorithm, Store } from './types.js'
 
 /** What a duration option accepts, as error messages say it. */
 export const DURATION_EXPECTED = "a duration like '250ms', '10s', '1m', '1h', '1d' or a number of ms > 0"
@@ -65,3 +66,26 @@ function schemaKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   const shape = (current as { shape?: Record<string, unknown> } | undefined)?.shape
   return shape ? Object.keys(shape) : []
 }
+
+const isAlgorithm = (v: unknown): v is Algorithm =>
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as Algorithm).consume === 'function' &&
+  typeof (v as Algorithm).stateSize === 'number'
+const isStore = (v: unknown): v is Store =>
+  typeof v === 'object' &&
+  v !== null &&
+  ['consume', 'peek', 'refund', 'reset'].every((m) => typeof (v as any)[m] === 'function')
+
+/** An algorithm made by one of the factories (`slidingWindowCounter(...)`, ...). */
+export const algorithmSchema = z.custom<Algorithm>(isAlgorithm, {
+  error: 'an algorithm such as slidingWindowCounter({ limit: 100, window: "1m" })',
+})
+/** A store: the methods of `Store`. */
+export const storeSchema = z.custom<Store>(isStore, {
+  error: 'a store (consume, peek, refund, reset, close)',
+})
+
+/** A function; `expected` says what it should be (`'a function (req) => boolean'`). */
+export const fn = (expected: string) =>
+  z.custom<(...args: any[]) => any>((v) => typeof v === 'function', { error: expected })

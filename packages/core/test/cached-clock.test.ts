@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { cachedClock } from '../src/index.js'
+import { cachedClock } from '../src/internal.js'
 
 describe('cachedClock', () => {
   it('reads its source at most once per 256 decisions within one synchronous burst', () => {

@@ -5,12 +5,12 @@ import {
   gcra,
   leakyBucket,
   MemoryStore,
-  parseDuration,
   RateLimitConfigError,
   slidingWindowCounter,
   slidingWindowLog,
   tokenBucket,
 } from '../src/index.js'
+import { parseDuration } from '../src/internal.js'
 
 function configError(fn: () => unknown): RateLimitConfigError {
   try {
@@ -143,7 +143,7 @@ describe('invalid options fail at creation, naming the option, the value and wha
 
 describe('invalid calls', () => {
   const limiter = createLimiter({ algorithm: fixedWindow({ limit: 5, window: '1s' }) })
-  it.each([-1, 0, Number.NaN, Number.POSITIVE_INFINITY, '2'])(
+  it.each([-1, -0.5, Number.NaN, Number.POSITIVE_INFINITY, '2', null])(
     'a cost of %j rejects with ERR_FLOODGATE_INVALID_COST',
     async (cost) => {
       await expect(limiter.consume('k', { cost: cost as number })).rejects.toMatchObject({
@@ -151,6 +151,33 @@ describe('invalid calls', () => {
       })
     },
   )
+  it('a cost of 0 is free: a peek that spends nothing', async () => {
+    const free = createLimiter({ algorithm: fixedWindow({ limit: 2, window: '1s' }), clock: () => 0 })
+    for (let i = 0; i < 5; i++) expect((await free.consume('k', { cost: 0 })).allowed).toBe(true)
+    expect((await free.consume('k')).remaining).toBe(1)
+    await free.consume('k')
+    expect(await free.consume('k')).toMatchObject({ allowed: false })
+    expect(await free.consume('k', { cost: 0 })).toMatchObject({ allowed: true, remaining: 0 })
+  })
+
+  it('a cost is counted to 1/1024 of a unit, exactly: a tiny cost is never free', async () => {
+    for (const algorithm of [
+      fixedWindow({ limit: 1, window: '1s' }),
+      slidingWindowCounter({ limit: 1, window: '1s' }),
+      tokenBucket({ capacity: 1, refillRate: 1, interval: '1h' }),
+      gcra({ rate: 1, period: '1h', burst: 1 }),
+    ]) {
+      const tiny = createLimiter({ algorithm, clock: () => 0 })
+      let passed = 0
+      for (let i = 0; i < 1100; i++) if ((await tiny.consume('k', { cost: 1e-300 })).allowed) passed++
+      expect(passed, algorithm.kind).toBe(1024)
+      const tenths = createLimiter({ algorithm, clock: () => 0, prefix: 'tenths' })
+      passed = 0
+      for (let i = 0; i < 20; i++) if ((await tenths.consume('k', { cost: 0.125 })).allowed) passed++
+      expect(passed, algorithm.kind).toBe(8)
+    }
+  })
+
   it('an empty or non-string key rejects', async () => {
     await expect(limiter.consume('')).rejects.toMatchObject({ code: 'ERR_FLOODGATE_INVALID_KEY' })
     await expect(limiter.consume(undefined as never)).rejects.toMatchObject({

@@ -225,7 +225,7 @@ describe.each(every)('%s', (_name, make) => {
     )
   })
 
-  it('decisions are whole, non-negative numbers, whatever the cost (even above the limit)', () => {
+  it('decisions are whole, non-negative numbers, whatever the cost; above the limit, never a retry', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 12 }), traffic(5000, 30), start, (limit, ops, t0) => {
         const algorithm = make(limit)
@@ -239,8 +239,13 @@ describe.each(every)('%s', (_name, make) => {
           ]) {
             for (const field of ['remaining', 'resetMs', 'retryAfterMs', 'delayMs'] as const) {
               expect(d[field], field).toBeGreaterThanOrEqual(0)
+              if (field === 'retryAfterMs' && op.cost > limit) continue
               expect(Number.isInteger(d[field]), field).toBe(true)
             }
+            // A cost no state can hold is refused with no retry to promise; any other refusal has one.
+            if (op.cost > limit)
+              expect(d.allowed === false && d.retryAfterMs === Number.POSITIVE_INFINITY).toBe(true)
+            else if (!d.allowed) expect(Number.isFinite(d.retryAfterMs)).toBe(true)
           }
         }
       }),

@@ -1,11 +1,13 @@
 import {
   createRateLimitHandler,
   type Outcome,
+  type ProxyTrust,
   type RateLimitHandler,
   type RateLimitOptions,
   type RequestInfo,
 } from '@floodgate/core'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import { routePattern } from './route-pattern.js'
 
 export type { Outcome, RateLimitOptions } from '@floodgate/core'
 
@@ -21,21 +23,79 @@ declare global {
   }
 }
 
+/** Express's `trust proxy` setting, as core reads it: `false` trusts none, `true` all, anything else some. */
+function proxyTrust(req: Request): ProxyTrust {
+  const setting = (req.app?.settings as Record<string, unknown> | undefined)?.['trust proxy']
+  return setting === true
+    ? 'all'
+    : setting === false || setting === undefined || setting === 0
+      ? 'none'
+      : 'some'
+}
+
+/** A request as core sees it; the route pattern is found only when something reads it. */
+class ExpressRequestInfo implements RequestInfo<Request> {
+  readonly ip: string | undefined
+  readonly method: string
+  readonly path: string
+  readonly headers: Request['headers']
+  readonly proxyTrust: ProxyTrust
+  private pattern: string | null | undefined
+  private found = false
+
+  constructor(readonly native: Request) {
+    this.ip = native.ip
+    this.method = native.method
+    this.path = native.originalUrl
+    this.headers = native.headers
+    this.proxyTrust = proxyTrust(native)
+  }
+
+  get route(): string | null | undefined {
+    if (!this.found) {
+      this.pattern = routePattern(this.native)
+      this.found = true
+    }
+    return this.pattern
+  }
+}
+
+function send(outcome: Outcome, res: Response): void {
+  const headers = outcome.headers
+  for (const name in headers) res.setHeader(name, headers[name]!)
+  res.statusCode = outcome.status
+  res.setHeader('content-type', outcome.contentType!)
+  // Set even for HEAD (which sends no body), so keep-alive clients keep the connection.
+  res.setHeader('content-length', Buffer.byteLength(outcome.body!))
+  res.end(outcome.body)
+}
+
 function write(
   handler: RateLimitHandler<Request>,
   outcome: Outcome,
-  req: Request,
+  info: RequestInfo<Request>,
   res: Response,
   next: NextFunction,
-) {
-  const headers = outcome.headers
-  for (const name in headers) res.setHeader(name, headers[name]!)
-  if (!outcome.allowed) {
-    res.statusCode = outcome.status
-    res.setHeader('content-type', outcome.contentType!)
-    res.end(outcome.body)
-    return
+): void {
+  try {
+    if (!outcome.allowed) {
+      send(outcome, res)
+      return
+    }
+    const headers = outcome.headers
+    for (const name in headers) res.setHeader(name, headers[name]!)
+  } catch (error) {
+    // A header the framework refused (a custom handler's, say): answer 500 and keep serving.
+    try {
+      if (res.headersSent) return void res.destroy()
+      for (const name of res.getHeaderNames()) res.removeHeader(name)
+      send(handler.writeFailed(error, info), res)
+      return
+    } catch {
+      return void res.destroy()
+    }
   }
+  const req = info.native
   req.rateLimit = outcome
   if (handler.refunds && outcome.items) {
     res.once('close', () => handler.complete(outcome, res.writableFinished ? res.statusCode : 0))
@@ -45,9 +105,9 @@ function write(
 
 /**
  * Rate limiting middleware for Express. On the app, a router, or one route; the client address is Express's
- * `req.ip`, so the app's `trust proxy` setting decides it. Before routing (`app.use`) the route pattern is
- * unknown, so an `'endpoint'` key counts all of a method's requests together there; mount the limiter on a
- * route or router to key by endpoint.
+ * `req.ip`, so the app's `trust proxy` setting decides it. An `'endpoint'` key is the route pattern with the
+ * patterns of the routers above it (`GET /orgs/:org/posts/:postId`), found from Express's own router even
+ * when the limiter runs before routing.
  *
  * @example app.use(rateLimit({ limit: 100, window: '1m' }))
  * @example app.post('/login', rateLimit({ limit: 5, window: '15m', skipSuccessfulRequests: true }), login)
@@ -55,15 +115,7 @@ function write(
 export function rateLimit(options?: ExpressRateLimitOptions): RequestHandler {
   const handler = createRateLimitHandler<Request>(options)
   return (req, res, next) => {
-    const route = req.route as { path?: unknown } | undefined
-    const info: RequestInfo<Request> = {
-      ip: req.ip,
-      method: req.method,
-      route: route ? req.baseUrl + String(route.path) : undefined,
-      path: req.originalUrl,
-      headers: req.headers,
-      native: req,
-    }
-    handler.handle(info, req.rateLimit).then((outcome) => write(handler, outcome, req, res, next), next)
+    const info = new ExpressRequestInfo(req)
+    handler.handle(info, req.rateLimit).then((outcome) => write(handler, outcome, info, res, next), next)
   }
 }

@@ -31,7 +31,7 @@ describe('@floodgate/express', () => {
   })
 
   it('on a router: only its routes are limited, and the route pattern includes the mount path', async () => {
-    const routes: (string | undefined)[] = []
+    const routes: (string | null | undefined)[] = []
     const api = express.Router()
     api.get(
       '/users/:id',

@@ -1,13 +1,20 @@
 import {
   createRateLimitHandler,
-  escapeKeyPart,
   MemoryStore,
-  mergeRateLimitOptions,
   type Outcome,
+  type ProxyTrust,
   type RateLimitHandler,
   type RateLimitOptions,
+  type RequestInfo,
 } from '@floodgate/core'
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import { encodeKeyPart, mergeRateLimitOptions } from '@floodgate/core/internal'
+import type {
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+} from 'fastify'
 import fp from 'fastify-plugin'
 
 export type { Outcome, RateLimitOptions } from '@floodgate/core'
@@ -20,6 +27,7 @@ export interface FastifyRateLimitOptions extends RouteRateLimitOptions {
   /**
    * Limit every route (`true`), or only the routes with a `config.rateLimit` of their own (`false`).
    * @default true
+   * @example false
    */
   global?: boolean
 }
@@ -39,21 +47,51 @@ declare module 'fastify' {
   }
 }
 
-function onRequest(handler: RateLimitHandler<FastifyRequest>): onRequestHookHandler {
+/**
+ * Fastify's `trustProxy` option, read from the instance (Fastify keeps it under a symbol; `undefined` when
+ * it cannot be found): `false` trusts none; `true` all; a hop count none at all (Fastify 5 ignores it, as
+ * hop counts cannot tell a proxy from a client); an address, a CIDR, a list or a function some.
+ */
+function trustProxyOption(fastify: FastifyInstance): { found: boolean; value: unknown } {
+  for (let o: object | null = fastify; o !== null; o = Object.getPrototypeOf(o)) {
+    const symbol = Object.getOwnPropertySymbols(o).find((s) => s.description === 'fastify.options')
+    if (symbol)
+      return { found: true, value: (o as Record<symbol, { trustProxy?: unknown }>)[symbol]?.trustProxy }
+  }
+  return { found: false, value: undefined }
+}
+
+const trustOf = (value: unknown): ProxyTrust =>
+  value === true
+    ? 'all'
+    : value === undefined || value === false || typeof value === 'number'
+      ? 'none'
+      : 'some'
+
+function onRequest(
+  handler: RateLimitHandler<FastifyRequest>,
+  trust: ProxyTrust | undefined,
+): onRequestHookHandler {
   return async function floodgate(request: FastifyRequest, reply: FastifyReply) {
-    const outcome = await handler.handle(
-      {
-        ip: request.ip,
-        method: request.method,
-        route: request.routeOptions.url,
-        path: request.url,
-        headers: request.headers,
-        native: request,
-      },
-      request.rateLimit ?? undefined,
-    )
-    reply.headers(outcome.headers)
-    if (!outcome.allowed) return reply.code(outcome.status).type(outcome.contentType!).send(outcome.body)
+    const info: RequestInfo<FastifyRequest> = {
+      ip: request.ip,
+      method: request.method,
+      route: request.routeOptions.url,
+      path: request.url,
+      headers: request.headers,
+      native: request,
+      proxyTrust: trust,
+    }
+    const outcome = await handler.handle(info, request.rateLimit ?? undefined)
+    try {
+      reply.headers(outcome.headers)
+      if (!outcome.allowed) return reply.code(outcome.status).type(outcome.contentType!).send(outcome.body)
+    } catch (error) {
+      // A header or status Fastify refused: answer 500 and keep serving.
+      const failed = handler.writeFailed(error, info)
+      for (const name of Object.keys(outcome.headers)) reply.removeHeader(name)
+      return reply.code(failed.status).headers(failed.headers).type(failed.contentType!).send(failed.body)
+    }
     request.rateLimit = outcome
     if (handler.refunds && outcome.items) {
       const res = reply.raw
@@ -67,10 +105,18 @@ const plugin: FastifyPluginAsync<FastifyRateLimitOptions> = async (fastify, opts
   const base: RouteRateLimitOptions = { ...options, store: options.store ?? new MemoryStore() }
   const appHandler = createRateLimitHandler<FastifyRequest>(base) // validates now, even when not global
   const routeScope = base.prefix ? `${base.prefix}:` : ''
+  const trustProxy = trustProxyOption(fastify)
+  const trust = trustProxy.found ? trustOf(trustProxy.value) : undefined
+  if (typeof trustProxy.value === 'number') {
+    appHandler.warn(
+      'hopCountTrustProxy',
+      `Fastify({ trustProxy: ${trustProxy.value} }) trusts no proxy in Fastify 5 (a hop count cannot tell a proxy from a client), so request.ip is your proxy's address and every client behind it shares one bucket. Give the proxy's address or CIDR instead: Fastify({ trustProxy: '10.0.0.0/8' }).`,
+    )
+  }
 
   if (!fastify.hasDecorator('rateLimit')) {
     fastify.decorate('rateLimit', (route: RouteRateLimitOptions = {}) =>
-      onRequest(createRateLimitHandler(mergeRateLimitOptions(base, route))),
+      onRequest(createRateLimitHandler(mergeRateLimitOptions(base, route)), trust),
     )
   }
   if (!fastify.hasRequestDecorator('rateLimit')) fastify.decorateRequest('rateLimit', null)
@@ -83,14 +129,14 @@ const plugin: FastifyPluginAsync<FastifyRateLimitOptions> = async (fastify, opts
     const handler = config
       ? createRateLimitHandler(
           mergeRateLimitOptions(base, {
-            prefix: escapeKeyPart(`${routeScope}${methods} ${route.url}`),
+            prefix: encodeKeyPart(`${routeScope}${methods} ${route.url}`),
             ...config,
           }),
         )
       : appHandler
     const hooks = route.onRequest
     route.onRequest = [
-      onRequest(handler),
+      onRequest(handler, trust),
       ...(hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]),
     ]
   })
@@ -99,7 +145,8 @@ const plugin: FastifyPluginAsync<FastifyRateLimitOptions> = async (fastify, opts
 /**
  * Rate limiting for Fastify 5: `await app.register(rateLimit, { limit: 100, window: '1m' })`. Routes
  * registered after it are limited; a route's `config.rateLimit` sets its own limit, or `false` none. The
- * client address is Fastify's `request.ip`, so the `trustProxy` option decides it.
+ * client address is Fastify's `request.ip`, so the `trustProxy` option decides it (an address or CIDR:
+ * Fastify 5 ignores a hop count).
  *
  * @example await app.register(rateLimit, { limit: 100, window: '1m' })
  * @example app.get('/export', { config: { rateLimit: { limit: 5, window: '1m' } } }, handler)

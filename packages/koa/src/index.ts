@@ -1,15 +1,26 @@
 import {
   createRateLimitHandler,
   type Outcome,
+  type ProxyTrust,
+  RateLimitConfigError,
   type RateLimitOptions,
   type RequestInfo,
 } from '@floodgate/core'
 import type { Context, Middleware } from 'koa'
+import { type MatchingRouter, routePattern } from './route-pattern.js'
 
 export type { Outcome, RateLimitOptions } from '@floodgate/core'
 
-/** The options of the Koa middleware: every core option; functions get Koa's `ctx`. */
-export type KoaRateLimitOptions = RateLimitOptions<Context>
+/** The options of the Koa middleware: every core option (functions get Koa's `ctx`), and `router`. */
+export interface KoaRateLimitOptions extends RateLimitOptions<Context> {
+  /**
+   * Your `@koa/router` router(s), for an `'endpoint'` key on a limiter used before routing (`app.use`): the
+   * route a request will reach is found from them. Inside a router the route is known without it.
+   * @default none
+   * @example router
+   */
+  router?: MatchingRouter | readonly MatchingRouter[]
+}
 
 declare module 'koa' {
   interface DefaultState {
@@ -18,34 +29,87 @@ declare module 'koa' {
   }
 }
 
+/** Koa's proxy settings, as core reads them: `app.proxy` off trusts none; on, with no `maxIpsCount`, all. */
+function proxyTrust(ctx: Context): ProxyTrust {
+  const app = ctx.app as { proxy?: boolean; maxIpsCount?: number }
+  return app.proxy !== true ? 'none' : (app.maxIpsCount ?? 0) > 0 ? 'some' : 'all'
+}
+
+/** A request as core sees it; the route pattern is found only when something reads it. */
+class KoaRequestInfo implements RequestInfo<Context> {
+  readonly ip: string
+  readonly method: string
+  readonly path: string
+  readonly headers: Context['headers']
+  readonly proxyTrust: ProxyTrust
+  private pattern: string | null | undefined
+  private found = false
+
+  constructor(
+    readonly native: Context,
+    private readonly routers: readonly MatchingRouter[],
+  ) {
+    this.ip = native.ip
+    this.method = native.method
+    this.path = native.url
+    this.headers = native.headers
+    this.proxyTrust = proxyTrust(native)
+  }
+
+  get route(): string | null | undefined {
+    if (!this.found) {
+      this.pattern = routePattern(this.native, this.routers)
+      this.found = true
+    }
+    return this.pattern
+  }
+}
+
+function send(ctx: Context, outcome: Outcome): void {
+  ctx.set(outcome.headers)
+  ctx.status = outcome.status
+  ctx.set('content-type', outcome.contentType!)
+  ctx.body = outcome.body
+}
+
+function routersOf(router: KoaRateLimitOptions['router']): readonly MatchingRouter[] {
+  const routers = router === undefined ? [] : Array.isArray(router) ? router : [router]
+  for (const r of routers) {
+    if (typeof (r as Partial<MatchingRouter> | null)?.match !== 'function') {
+      throw new RateLimitConfigError(
+        'ERR_FLOODGATE_INVALID_OPTION',
+        'rateLimit.router',
+        router,
+        'a @koa/router Router or an array of them',
+      )
+    }
+  }
+  return routers as readonly MatchingRouter[]
+}
+
 /**
- * Rate limiting middleware for Koa: on the app, or on a `@koa/router` route. The client address is Koa's
- * `ctx.ip`, so `app.proxy` (and `app.maxIpsCount`) decide it. The route pattern comes from `@koa/router`
- * when the limiter runs inside a route; on the app, before routing, an `'endpoint'` key counts all of a
- * method's requests together.
+ * Rate limiting middleware for Koa: on the app, or on a `@koa/router` route or router. The client address is
+ * Koa's `ctx.ip`, so `app.proxy` (and `app.maxIpsCount`) decide it. An `'endpoint'` key is the route pattern
+ * from `@koa/router`: inside a router it is known; on the app, pass your router as the `router` option.
  *
  * @example app.use(rateLimit({ limit: 100, window: '1m' }))
  * @example router.post('/login', rateLimit({ limit: 5, window: '15m' }), login)
  */
-export function rateLimit(options?: KoaRateLimitOptions): Middleware {
-  const handler = createRateLimitHandler<Context>(options)
+export function rateLimit(options: KoaRateLimitOptions = {}): Middleware {
+  const valid = typeof options === 'object' && options !== null && !Array.isArray(options)
+  const { router, ...core } = valid ? options : ({} as KoaRateLimitOptions)
+  const handler = createRateLimitHandler<Context>(valid ? core : (options as RateLimitOptions<Context>))
+  const routers = routersOf(router)
   return async function floodgate(ctx, next) {
-    const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute
-    const info: RequestInfo<Context> = {
-      ip: ctx.ip,
-      method: ctx.method,
-      route: matched === undefined ? undefined : String(matched),
-      path: ctx.url,
-      headers: ctx.headers,
-      native: ctx,
-    }
+    const info = new KoaRequestInfo(ctx, routers)
     const outcome = await handler.handle(info, ctx.state.rateLimit)
-    ctx.set(outcome.headers)
-    if (!outcome.allowed) {
-      ctx.status = outcome.status
-      ctx.set('content-type', outcome.contentType!)
-      ctx.body = outcome.body
-      return
+    try {
+      if (!outcome.allowed) return send(ctx, outcome)
+      ctx.set(outcome.headers)
+    } catch (error) {
+      // A header Koa refused (a custom handler's, say): answer 500 and keep serving.
+      for (const name of ctx.res.getHeaderNames()) ctx.remove(name)
+      return send(ctx, handler.writeFailed(error, info))
     }
     ctx.state.rateLimit = outcome
     if (handler.refunds && outcome.items) {

@@ -19,7 +19,7 @@ describe('@floodgate/koa', () => {
   })
 
   it('on a @koa/router route, with the router prefix in the pattern', async () => {
-    const routes: (string | undefined)[] = []
+    const routes: (string | null | undefined)[] = []
     const router = new Router({ prefix: '/api' })
     router.get(
       '/users/:id',

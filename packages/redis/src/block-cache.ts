@@ -1,5 +1,5 @@
 import type { Algorithm } from '@floodgate/core'
-import type { RedisDecision } from './decision.js'
+import type { RedisDecision } from './wire.js'
 
 interface Entry {
   algorithm: Algorithm

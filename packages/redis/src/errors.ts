@@ -1,7 +1,7 @@
 /** Stable codes of the errors the RedisStore reports (to `onError`, or from `reset`). */
-export type RedisStoreErrorCode = 'ERR_FLOODGATE_REDIS_TIMEOUT' | 'ERR_FLOODGATE_REDIS_UNAVAILABLE'
+export type RedisStoreErrorCode = 'ERR_FLOODGATE_REDIS_TIMEOUT'
 
-/** Redis did not answer within `timeoutMs`, or is known to be down (the circuit is open). */
+/** Redis did not answer within `timeoutMs`. */
 export class RedisStoreError extends Error {
   override readonly name = 'RedisStoreError'
   readonly code: RedisStoreErrorCode

@@ -1,4 +1,5 @@
-import { parseOptions, positive, positiveInt, type Store, storeSchema } from '@floodgate/core'
+import type { FailMode, Store } from '@floodgate/core'
+import { parseOptions, positive, positiveInt, storeSchema } from '@floodgate/core/internal'
 import type { Redis } from 'ioredis'
 import { z } from 'zod'
 
@@ -14,8 +15,7 @@ export type RedisClient = Pick<Redis, 'evalsha' | 'eval' | 'del'> & {
   readonly isCluster?: boolean
 }
 
-/** What to do when Redis fails, times out or is known to be down. */
-export type FailMode = 'open' | 'closed' | 'fallback'
+export type { FailMode }
 
 /** What `onError` is told about a failure. */
 export interface RedisStoreErrorEvent {

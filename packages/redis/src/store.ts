@@ -1,23 +1,13 @@
+import { type Algorithm, type ConsumeItem, type Decision, MemoryStore, type Store } from '@floodgate/core'
 import {
-  type Algorithm,
-  type ConsumeItem,
-  consumeAll as consumeOneByOne,
-  type Decision,
-  MemoryStore,
-  type Store,
-} from '@floodgate/core'
+  CallFailure,
+  Circuit,
+  consumeInGroups,
+  type FailModeDecisions,
+  failModeDecisions,
+  type Settled,
+} from '@floodgate/core/internal'
 import { BlockCache } from './block-cache.js'
-import { Circuit } from './circuit.js'
-import { Deadlines, Failure, type Outcome, type Pending, settle } from './deadlines.js'
-import {
-  closedDecision,
-  type DecisionSource,
-  openDecision,
-  parseDecision,
-  type RedisDecision,
-} from './decision.js'
-import { RedisStoreError, replyCode } from './errors.js'
-import { keySlot, redisKey } from './keys.js'
 import {
   type FailMode,
   parseStoreOptions,
@@ -25,21 +15,22 @@ import {
   type RedisStoreErrorEvent,
   type RedisStoreOptions,
 } from './options.js'
-import { scriptParams } from './params.js'
+import { keySlot, redisKey } from './redis-key.js'
+import { ScriptRunner } from './script-runner.js'
 import { CONSUME_ALL, SCRIPTS, type Script } from './scripts/index.js'
-
-/** ioredis's binary-reply EVALSHA and EVAL (present at runtime on every ioredis client). */
-interface BinaryEval {
-  evalshaBuffer(sha: string, numKeys: number, ...args: string[]): Promise<unknown>
-  evalBuffer(script: string, numKeys: number, ...args: string[]): Promise<unknown>
-}
+import {
+  consumeAllArgs,
+  type Operation,
+  parseReply,
+  type RedisDecision,
+  scriptParams,
+  singleArgs,
+} from './wire.js'
 
 interface Prepared {
   script: Script
   params: string[]
 }
-
-type Operation = RedisStoreErrorEvent['operation']
 
 const DEFAULT_BLOCK_CACHE_KEYS = 10_000
 
@@ -60,17 +51,13 @@ export class RedisStore implements Store {
   readonly failMode: FailMode
   /** The store used while Redis is unavailable, with `failMode: 'fallback'`. */
   readonly fallback: Store | undefined
-  private readonly cooldownMs: number
   private readonly grace: string
   private readonly onError: RedisStoreOptions['onError']
   private readonly circuit: Circuit
   private readonly blocks: BlockCache | undefined
   private readonly prepared = new WeakMap<Algorithm, Prepared>()
-  private readonly oneByOne: Store
-  private readonly deadlines: Deadlines
-  /** The client's binary-reply variants (every ioredis client has them), or undefined: text replies. */
-  private readonly binary: BinaryEval | undefined
-  private readonly ops: { consume: string; peek: string; refund: string }
+  private readonly runner: ScriptRunner
+  private readonly failing: FailModeDecisions
 
   constructor(options: RedisStoreOptions) {
     const parsed = parseStoreOptions(options)
@@ -79,34 +66,18 @@ export class RedisStore implements Store {
     this.timeoutMs = parsed.timeoutMs
     this.failMode = parsed.failMode
     this.fallback = parsed.fallback ?? (parsed.failMode === 'fallback' ? new MemoryStore() : undefined)
-    this.cooldownMs = parsed.cooldownMs
     this.grace = String(parsed.expiryGraceMs)
     this.onError = parsed.onError
-    this.circuit = new Circuit(this.client, this.cooldownMs)
-    const timeoutMessage = `Redis did not answer within ${this.timeoutMs} ms`
-    this.deadlines = new Deadlines(
-      this.timeoutMs,
-      () => new Failure(new RedisStoreError('ERR_FLOODGATE_REDIS_TIMEOUT', timeoutMessage), true, true),
-    )
-    const candidate = this.client as Partial<BinaryEval>
-    this.binary =
-      typeof candidate.evalshaBuffer === 'function' && typeof candidate.evalBuffer === 'function'
-        ? (candidate as BinaryEval)
-        : undefined
-    this.ops = this.binary
-      ? { consume: 'c', peek: 'p', refund: 'r' }
-      : { consume: 'C', peek: 'P', refund: 'R' }
+    this.circuit = new Circuit(this.client, parsed.cooldownMs)
+    this.runner = new ScriptRunner(this.client, this.timeoutMs)
+    this.failing = failModeDecisions({
+      failMode: this.failMode,
+      fallback: this.fallback,
+      closedRetryAfterMs: parsed.cooldownMs,
+    })
     const cache = parsed.blockCache
     this.blocks =
       cache === false ? undefined : new BlockCache(cache === true ? DEFAULT_BLOCK_CACHE_KEYS : cache.maxKeys)
-    // The same store seen without consumeAll, for core's consume-then-refund path (Cluster, across slots).
-    this.oneByOne = {
-      consume: (a, k, c, n) => this.consume(a, k, c, n),
-      peek: (a, k, c, n) => this.peek(a, k, c, n),
-      refund: (a, k, c, n) => this.refund(a, k, c, n),
-      reset: (a, k) => this.reset(a, k),
-      close: () => {},
-    }
   }
 
   /** Whether decisions are failing fast right now because Redis recently failed. */
@@ -114,7 +85,7 @@ export class RedisStore implements Store {
     return this.circuit.open
   }
 
-  /** The Redis key holding `key`'s state for `algorithm`: `prefix:{key}:id`, the key escaped or hashed. */
+  /** The Redis key holding `key`'s state for `algorithm` (see `redisKey`). */
   keyOf(algorithm: Algorithm, key: string): string {
     return redisKey(this.prefix, key, algorithm.id)
   }
@@ -128,12 +99,9 @@ export class RedisStore implements Store {
       const cached = blocks.get(rkey, algorithm, cost, sentAt, injected)
       if (cached) return Promise.resolve(cached)
     }
-    if (!this.circuit.allows()) return this.failDecision('consume', algorithm, key, cost, now)
-    const { script, params } = this.prepare(algorithm)
-    const args = [rkey, this.ops.consume, injected ? String(now) : '', costArg(cost), this.grace, ...params]
-    return this.run(script, 1, args).then((outcome) => {
-      const decision = this.decided(outcome, 'consume', algorithm, key, cost, now)
-      if (blocks && !(decision instanceof Promise) && !decision.allowed) {
+    if (!this.circuit.allows()) return this.fallBack('consume', algorithm, key, cost, now)
+    return this.decideOne('consume', rkey, algorithm, key, cost, now).then((decision) => {
+      if (blocks && decision.source === 'redis' && !decision.allowed) {
         blocks.add(rkey, algorithm, cost, decision, sentAt, injected)
       }
       return decision
@@ -141,40 +109,19 @@ export class RedisStore implements Store {
   }
 
   peek(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<RedisDecision> {
-    if (!this.circuit.allows()) return this.failDecision('peek', algorithm, key, cost, now)
-    const { script, params } = this.prepare(algorithm)
-    const rkey = redisKey(this.prefix, key, algorithm.id)
-    const args = [
-      rkey,
-      this.ops.peek,
-      now === undefined ? '' : String(now),
-      String(cost),
-      this.grace,
-      ...params,
-    ]
-    return this.run(script, 1, args).then((outcome) =>
-      this.decided(outcome, 'peek', algorithm, key, cost, now),
-    )
+    if (!this.circuit.allows()) return this.fallBack('peek', algorithm, key, cost, now)
+    return this.decideOne('peek', redisKey(this.prefix, key, algorithm.id), algorithm, key, cost, now)
   }
 
   /** Give units back. Never rejects: a failure is reported to `onError` (and applied to the fallback store). */
   refund(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<void> {
     const rkey = redisKey(this.prefix, key, algorithm.id)
     this.blocks?.delete(rkey)
-    if (!this.circuit.allows()) return this.fallbackRefund(algorithm, key, cost, now)
-    const { script, params } = this.prepare(algorithm)
-    const args = [
-      rkey,
-      this.ops.refund,
-      now === undefined ? '' : String(now),
-      String(cost),
-      this.grace,
-      ...params,
-    ]
-    return this.run(script, 1, args).then((outcome) => {
-      if (!(outcome instanceof Failure)) return
-      this.report('refund', outcome, key)
-      return this.fallbackRefund(algorithm, key, cost, now)
+    if (!this.circuit.allows()) return this.failing.refund(algorithm, key, cost, now)
+    return this.call('refund', rkey, algorithm, cost, now).then((settled) => {
+      if (!(settled instanceof CallFailure)) return
+      this.report('refund', settled, key)
+      return this.failing.refund(algorithm, key, cost, now)
     })
   }
 
@@ -183,65 +130,89 @@ export class RedisStore implements Store {
     const rkey = redisKey(this.prefix, key, algorithm.id)
     this.blocks?.delete(rkey)
     if (this.fallback) await this.fallback.reset(algorithm, key)
-    const outcome = await this.within((pending) => this.client.del(rkey).then(ok(pending), fail(pending)))
-    if (outcome instanceof Failure) {
-      this.report('reset', outcome, key)
-      throw outcome.error
+    const settled = await this.runner.del(rkey)
+    if (settled instanceof CallFailure) {
+      this.report('reset', settled, key)
+      throw settled.error
     }
   }
 
   /**
-   * Decide several policies as one: all are consumed or none. On a standalone Redis (and on a Cluster when
-   * every key sits on one slot) one script does it atomically. On a Cluster with keys on several slots no
-   * script can touch them all, so it consumes one by one and refunds on a refusal (core's `consumeAll`):
-   * a concurrent request may briefly see that quota spent.
+   * Decide several policies as one: all are consumed or none. On a standalone Redis one script does it
+   * atomically. On a Cluster, the items of each slot are one atomic script, and slots are decided in the
+   * order given: when a later slot refuses, what earlier slots took is given back (core's handler puts the
+   * narrowest policies first, so a refused request holds quota only in its own caller's buckets, for a moment).
+   * Keys from core put one caller's policies on one slot.
    */
   consumeAll(items: readonly ConsumeItem[], now?: number): Promise<Decision[]> {
     if (items.length === 0) return Promise.resolve([])
     const keys = items.map((item) => redisKey(this.prefix, item.key, item.algorithm.id))
     if (this.client.isCluster === true) {
-      const slot = keySlot(keys[0]!)
-      if (keys.some((k) => keySlot(k) !== slot)) return consumeOneByOne(this.oneByOne, items, now)
-    }
-    if (!this.circuit.allows()) return this.failAll(items, now)
-    const args: string[] = [
-      ...keys,
-      this.binary ? 'b' : 't',
-      now === undefined ? '' : String(now),
-      this.grace,
-    ]
-    for (const item of items) {
-      const params = this.prepare(item.algorithm).params
-      args.push(
-        item.algorithm.kind,
-        costArg(item.cost),
-        params[0] ?? '',
-        params[1] ?? '',
-        params[2] ?? '',
-        params[3] ?? '',
-      )
-    }
-    const injected = now !== undefined
-    const sentAt = injected ? now : performance.now()
-    return this.run(CONSUME_ALL, keys.length, args).then((outcome) => {
-      if (outcome instanceof Failure) {
-        this.report('consumeAll', outcome, items[0]!.key)
-        return this.failAll(items, now)
+      const groups = slotGroups(keys)
+      if (groups.length > 1) {
+        const keyOfItem = new Map(items.map((item, i) => [item, keys[i]!]))
+        return consumeInGroups({
+          store: this,
+          items,
+          groups,
+          consumeGroup: (group) =>
+            this.consumeOneSlot(
+              group,
+              group.map((item) => keyOfItem.get(item)!),
+              now,
+            ),
+          now,
+        })
       }
-      const replies = outcome as unknown[]
-      return items.map((item, i) => {
-        const decision = parseDecision(replies[i], item.algorithm)
-        if (this.blocks && !decision.allowed) {
-          this.blocks.add(keys[i]!, item.algorithm, item.cost, decision, sentAt, injected)
-        }
-        return decision
-      })
-    })
+    }
+    return this.consumeOneSlot(items, keys, now)
   }
 
   /** Drop the block cache. The client is yours: the store never closes it. */
   close(): void {
     this.blocks?.clear()
+  }
+
+  /** Decide items whose keys share one slot, with one script. */
+  private consumeOneSlot(
+    items: readonly ConsumeItem[],
+    keys: readonly string[],
+    now: number | undefined,
+  ): Promise<Decision[]> {
+    if (!this.circuit.allows()) return this.failing.decideAll(items, now)
+    const args = consumeAllArgs({
+      binary: this.runner.binary,
+      now,
+      grace: this.grace,
+      items: items.map((item) => ({
+        kind: item.algorithm.kind,
+        cost: item.cost,
+        params: this.prepare(item.algorithm).params,
+      })),
+    })
+    const injected = now !== undefined
+    const sentAt = injected ? now : performance.now()
+    return this.runner.run(CONSUME_ALL, keys.length, [...keys, ...args]).then((settled) => {
+      const replies = settled instanceof CallFailure ? undefined : (settled as unknown[])
+      try {
+        if (replies === undefined || !Array.isArray(replies) || replies.length !== items.length) {
+          throw settled instanceof CallFailure
+            ? settled
+            : new TypeError('Unexpected reply from the consume-all script')
+        }
+        return items.map((item, i) => {
+          const decision = parseReply(replies[i], item.algorithm)
+          if (this.blocks && !decision.allowed) {
+            this.blocks.add(keys[i]!, item.algorithm, item.cost, decision, sentAt, injected)
+          }
+          return decision as Decision
+        })
+      } catch (error) {
+        const failure = error instanceof CallFailure ? error : new CallFailure(error, false, false)
+        this.report('consumeAll', failure, items[0]!.key)
+        return this.failing.decideAll(items, now)
+      }
+    })
   }
 
   private prepare(algorithm: Algorithm): Prepared {
@@ -253,128 +224,75 @@ export class RedisStore implements Store {
     return prepared
   }
 
-  /**
-   * EVALSHA, bounded by `timeoutMs`; on a NOSCRIPT reply (and only then) EVAL, which also loads the
-   * script, within the same bound. Never rejects.
-   */
-  private run(script: Script, numKeys: number, args: string[]): Promise<Outcome> {
-    return this.within((pending) => {
-      const onError = (error: unknown) => {
-        if (pending.done || replyCode(error) !== 'NOSCRIPT') return settle(pending, failed(error))
+  /** Run one key's script for `operation`. */
+  private call(
+    operation: Operation,
+    rkey: string,
+    algorithm: Algorithm,
+    cost: number,
+    now: number | undefined,
+  ): Promise<Settled> {
+    const { script, params } = this.prepare(algorithm)
+    const args = singleArgs({ operation, binary: this.runner.binary, now, cost, grace: this.grace, params })
+    return this.runner.run(script, 1, [rkey, ...args])
+  }
+
+  /** A consume or peek through Redis; an error, a timeout or an unreadable reply takes the fail mode. */
+  private decideOne(
+    operation: 'consume' | 'peek',
+    rkey: string,
+    algorithm: Algorithm,
+    key: string,
+    cost: number,
+    now: number | undefined,
+  ): Promise<RedisDecision> {
+    return this.call(operation, rkey, algorithm, cost, now).then((settled) => {
+      let failure: CallFailure
+      if (settled instanceof CallFailure) {
+        failure = settled
+      } else {
         try {
-          const load = this.binary
-            ? this.binary.evalBuffer(script.source, numKeys, ...args)
-            : this.client.eval(script.source, numKeys, ...args)
-          load.then(ok(pending), fail(pending))
+          return parseReply(settled, algorithm)
         } catch (error) {
-          settle(pending, failed(error))
+          failure = new CallFailure(error, false, false)
         }
       }
-      const call = this.binary
-        ? this.binary.evalshaBuffer(script.sha, numKeys, ...args)
-        : this.client.evalsha(script.sha, numKeys, ...args)
-      call.then(ok(pending), onError)
+      this.report(operation, failure, key)
+      return this.fallBack(operation, algorithm, key, cost, now)
     })
   }
 
-  /** Start a call with a deadline; a synchronous throw settles it as a failure. */
-  private within(start: (pending: Pending) => void): Promise<Outcome> {
-    return new Promise((resolve) => {
-      const pending: Pending = { done: false, deadline: 0, resolve }
-      this.deadlines.add(pending)
-      try {
-        start(pending)
-      } catch (error) {
-        settle(pending, failed(error))
-      }
-    })
+  private fallBack(
+    operation: 'consume' | 'peek',
+    algorithm: Algorithm,
+    key: string,
+    cost: number,
+    now: number | undefined,
+  ): Promise<RedisDecision> {
+    return this.failing.decide(operation, algorithm, key, cost, now) as Promise<RedisDecision>
   }
 
   /** Report a failure; a timeout or a connection error (anything but an error reply) opens the circuit. */
-  private report(operation: Operation, outcome: Failure, key: string): void {
-    if (outcome.outage) this.circuit.trip()
+  private report(operation: RedisStoreErrorEvent['operation'], failure: CallFailure, key: string): void {
+    if (failure.outage) this.circuit.trip()
     if (!this.onError) return
-    const error = outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error))
+    const error = failure.error instanceof Error ? failure.error : new Error(String(failure.error))
     try {
-      this.onError(error, { operation, key, failMode: this.failMode, timedOut: outcome.timedOut })
+      this.onError(error, { operation, key, failMode: this.failMode, timedOut: failure.timedOut })
     } catch {
       // onError must not throw; a throwing hook must not turn a decision into a rejection.
     }
   }
-
-  /** The decision a script's reply (or failure) makes; an unreadable reply counts as a failure. */
-  private decided(
-    outcome: unknown,
-    operation: 'consume' | 'peek',
-    algorithm: Algorithm,
-    key: string,
-    cost: number,
-    now: number | undefined,
-  ): RedisDecision | Promise<RedisDecision> {
-    if (outcome instanceof Failure) return this.failed(operation, outcome, algorithm, key, cost, now)
-    try {
-      return parseDecision(outcome, algorithm)
-    } catch (error) {
-      return this.failed(operation, new Failure(error, false, false), algorithm, key, cost, now)
-    }
-  }
-
-  private failed(
-    operation: 'consume' | 'peek',
-    outcome: Failure,
-    algorithm: Algorithm,
-    key: string,
-    cost: number,
-    now: number | undefined,
-  ): Promise<RedisDecision> {
-    this.report(operation, outcome, key)
-    return this.failDecision(operation, algorithm, key, cost, now)
-  }
-
-  private failDecision(
-    operation: 'consume' | 'peek',
-    algorithm: Algorithm,
-    key: string,
-    cost: number,
-    now: number | undefined,
-  ): Promise<RedisDecision> {
-    if (this.failMode === 'open') return Promise.resolve(openDecision(algorithm, cost, operation === 'peek'))
-    if (this.failMode === 'closed') return Promise.resolve(closedDecision(algorithm, this.cooldownMs))
-    const fallback = this.fallback!
-    const decision =
-      operation === 'peek'
-        ? fallback.peek(algorithm, key, cost, now)
-        : fallback.consume(algorithm, key, cost, now)
-    return Promise.resolve(decision).then((d) => withSource(d, 'fallback'))
-  }
-
-  private failAll(items: readonly ConsumeItem[], now: number | undefined): Promise<Decision[]> {
-    if (this.failMode === 'open')
-      return Promise.resolve(items.map((i) => openDecision(i.algorithm, i.cost, false)))
-    if (this.failMode === 'closed') {
-      return Promise.resolve(items.map((i) => closedDecision(i.algorithm, this.cooldownMs)))
-    }
-    return consumeOneByOne(this.fallback!, items, now).then((ds) => ds.map((d) => withSource(d, 'fallback')))
-  }
-
-  private fallbackRefund(
-    algorithm: Algorithm,
-    key: string,
-    cost: number,
-    now: number | undefined,
-  ): Promise<void> {
-    if (this.failMode !== 'fallback') return Promise.resolve()
-    return Promise.resolve(this.fallback!.refund(algorithm, key, cost, now))
-  }
 }
 
-const costArg = (cost: number): string => (cost === 1 ? '1' : String(cost))
-const failed = (error: unknown): Failure => new Failure(error, false, replyCode(error) === undefined)
-const ok = (pending: Pending) => (value: unknown) => settle(pending, value)
-const fail = (pending: Pending) => (error: unknown) => settle(pending, failed(error))
-
-function withSource(decision: Decision, source: DecisionSource): RedisDecision {
-  const tagged = decision as RedisDecision
-  tagged.source = source
-  return tagged
+/** Indices of `keys` grouped by Cluster slot, groups in the order of their first key. */
+function slotGroups(keys: readonly string[]): number[][] {
+  const bySlot = new Map<number, number[]>()
+  keys.forEach((key, i) => {
+    const slot = keySlot(key)
+    const group = bySlot.get(slot)
+    if (group) group.push(i)
+    else bySlot.set(slot, [i])
+  })
+  return [...bySlot.values()]
 }

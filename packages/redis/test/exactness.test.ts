@@ -32,6 +32,7 @@ beforeAll(async () => {
     external: ['ioredis', 'zod'],
     esbuildOptions(options) {
       options.alias = {
+        '@floodgate/core/internal': fileURLToPath(new URL('../../core/src/internal.ts', import.meta.url)),
         '@floodgate/core': fileURLToPath(new URL('../../core/src/index.ts', import.meta.url)),
       }
     },

@@ -1,5 +1,5 @@
 import type { Algorithm } from '../types.js'
-import { decide } from './decision.js'
+import { decide, NEVER } from './decide.js'
 import { algorithmId } from './id.js'
 import { parseWindowOptions, type WindowOptions } from './options.js'
 
@@ -29,7 +29,9 @@ export function fixedWindow(options: WindowOptions): Algorithm {
       const used = commit ? count + cost : count
       return decide(true, limit, Math.floor(limit - used), used > 0 ? untilNext : 0, 0, 0)
     }
-    return decide(false, limit, Math.floor(limit - count), count > 0 ? untilNext : 0, untilNext, 0)
+    // A cost above the limit never passes: no window holds it.
+    const retryAfterMs = cost > limit ? NEVER : untilNext
+    return decide(false, limit, Math.floor(limit - count), count > 0 ? untilNext : 0, retryAfterMs, 0)
   }
 
   return {

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { Duration } from '../duration.js'
 import type { Algorithm } from '../types.js'
-import { ceilMs, decide, EPSILON, floorUnits } from './decision.js'
+import { ceilMs, decide, EPSILON, floorUnits, NEVER } from './decide.js'
 import { algorithmId } from './id.js'
 import { duration, parseOptions, positive, positiveInt } from './options.js'
 
@@ -56,7 +56,8 @@ export function gcra(options: GcraOptions): Algorithm {
       return decide(true, burst, floorUnits((tolerance - ahead) / emission), ceilMs(ahead), 0, 0)
     }
     const ahead = tat - now
-    const retryAfterMs = cost > burst ? ceilMs(ahead) : ceilMs(next - now - tolerance)
+    // A cost above the burst never passes: even a rested key has only `burst` of room.
+    const retryAfterMs = cost > burst ? NEVER : ceilMs(next - now - tolerance)
     return decide(false, burst, floorUnits((tolerance - ahead) / emission), ceilMs(ahead), retryAfterMs, 0)
   }
 

@@ -1,5 +1,5 @@
 import type { Algorithm } from '../types.js'
-import { decide } from './decision.js'
+import { decide, NEVER } from './decide.js'
 import { algorithmId } from './id.js'
 import { parseWindowOptions, type WindowOptions } from './options.js'
 
@@ -45,12 +45,14 @@ export function slidingWindowCounter(options: WindowOptions): Algorithm {
       return decide(true, limit, Math.max(0, remaining), resetMs, 0, 0)
     }
     let retryAfterMs: number
-    if (curr + cost <= limit) {
+    if (cost > limit) {
+      retryAfterMs = NEVER // no window holds it
+    } else if (curr + cost <= limit) {
       // Later in this window the previous window's weight has decayed enough.
       retryAfterMs = Math.ceil((prevWeighted - (limit - cost - curr) * w) / prev)
     } else {
       // Only in the next window, once the current count (then the previous one) has decayed enough.
-      const wait = cost > limit ? w : Math.ceil((w * (curr + cost - limit)) / curr)
+      const wait = Math.ceil((w * (curr + cost - limit)) / curr)
       retryAfterMs = untilNext + wait
     }
     const remaining = Math.floor((limit * w - curr * w - prevWeighted) / w)

@@ -1,5 +1,5 @@
 import type { Algorithm } from '../types.js'
-import { decide } from './decision.js'
+import { decide, NEVER } from './decide.js'
 import { algorithmId } from './id.js'
 import { parseWindowOptions, type WindowOptions } from './options.js'
 
@@ -44,8 +44,8 @@ export function slidingWindowLog(options: WindowOptions): Algorithm {
       }
       return decide(true, limit, free, newest > now ? newest - now : 0, 0, 0)
     }
-    // The cost-th oldest entry must expire first; a cost above the limit never passes.
-    const retryAfterMs = cost > limit ? windowMs : entry(s, at, head, cost - 1) - now
+    // The cost-th oldest entry must expire first; a cost above the limit never passes (the log holds `limit`).
+    const retryAfterMs = cost > limit ? NEVER : entry(s, at, head, cost - 1) - now
     return decide(false, limit, free, newest > now ? newest - now : 0, retryAfterMs, 0)
   }
 

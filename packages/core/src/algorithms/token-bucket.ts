@@ -1,8 +1,8 @@
 import { z } from 'zod'
 import type { Duration } from '../duration.js'
 import type { Algorithm } from '../types.js'
-import { type Meter, meterDecision, meterExpiresAt, meterRefund } from './bucket.js'
 import { algorithmId } from './id.js'
+import { type Meter, meterDecision, meterExpiresAt, meterRefund } from './meter.js'
 import { bucketRate, duration, parseOptions, positiveInt } from './options.js'
 
 /** Options of {@link tokenBucket}. */

@@ -1,18 +1,41 @@
-/** Stable codes of the errors the HTTP layer reports through `onError`; match on these, never on the message. */
+/**
+ * Stable codes of the errors the HTTP layer reports through `onError`; match on these, never on the message.
+ * `docs/errors.md` explains each, with its cause and fix.
+ */
 export type RateLimitRequestErrorCode =
+  /** The framework gave no client address; the request is refused (500), never counted under a shared key. */
   | 'ERR_FLOODGATE_NO_CLIENT_ADDRESS'
+  /** The store did not answer within `storeTimeout`; `failMode` decided. */
   | 'ERR_FLOODGATE_STORE_TIMEOUT'
+  /** The store threw or rejected; `failMode` decided. */
   | 'ERR_FLOODGATE_STORE_FAILED'
+  /** One of your functions (`key`, `user`, `cost`, `skip`, `message`, `handler`, `onLimited`) threw or rejected. */
+  | 'ERR_FLOODGATE_FUNCTION_FAILED'
+  /** A `cost` function returned something that is not a finite number >= 0. */
+  | 'ERR_FLOODGATE_INVALID_COST'
+  /** A `key` or `user` function returned something that is not a key (an object, a boolean, NaN). */
+  | 'ERR_FLOODGATE_INVALID_KEY_VALUE'
+  /** A custom `handler` returned a response that cannot be sent; the answer is 500. */
+  | 'ERR_FLOODGATE_INVALID_RESPONSE'
+  /** The adapter could not write the response (a header the framework refused); the answer is 500. */
+  | 'ERR_FLOODGATE_RESPONSE_FAILED'
 
 /**
- * A request the limiter could not decide: its client address is unknown (it is then never given a shared
- * key), or the store did not answer in time. Handed to `onError`; never thrown at the framework.
+ * Something on one request that the limiter handled without letting it crash the server: see
+ * {@link RateLimitRequestErrorCode}. Handed to `onError`; never thrown at the framework. `option` names the
+ * function that failed, when one did; `cause` holds what it threw.
  */
 export class RateLimitRequestError extends Error {
   override readonly name = 'RateLimitRequestError'
   readonly code: RateLimitRequestErrorCode
-  constructor(code: RateLimitRequestErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options)
+  readonly option: string | undefined
+  constructor(
+    code: RateLimitRequestErrorCode,
+    message: string,
+    options: { cause?: unknown; option?: string } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.code = code
+    this.option = options.option
   }
 }

@@ -1,75 +1,41 @@
-import { slidingWindowCounter } from '../algorithms/index.js'
-import { consumeAll, mostRestrictiveIndex } from '../consume-all.js'
-import { RateLimitCostError } from '../errors.js'
-import { boundKey, MAX_KEY_LENGTH } from '../keys.js'
-import { checkCost } from '../limiter.js'
+import { mostRestrictiveIndex } from '../consume-all.js'
 import { MemoryStore } from '../stores/memory.js'
-import type { Algorithm, Clock, ConsumeItem, Decision, Store } from '../types.js'
+import type { ConsumeItem, Decision, Store } from '../types.js'
 import { parseOptions } from '../validate.js'
-import { type AllowList, compileAllowList } from './allow-list.js'
-import { RateLimitRequestError, type RateLimitRequestErrorCode } from './errors.js'
-import { compileHeaders, type HeaderWriter, headerModes, seconds } from './headers.js'
+import { compileAllowList } from './allow-list.js'
+import { callAppFunction, FunctionFailure } from './app-functions.js'
+import { applyCustomResponse } from './custom-response.js'
+import { RateLimitRequestError } from './errors.js'
+import { compileHeaders, headerModes } from './headers.js'
 import { ipKey, parseIp } from './ip.js'
-import { compileKey, type KeyContext, type Keyer, keyNeeds, keyValueText } from './keys.js'
+import { routeText } from './key-spec.js'
+import { type ParsedRateLimitOptions, rateLimitOptionsSchema } from './options/schema.js'
+import type { RateLimitOptions } from './options/types.js'
 import {
-  defaultName,
-  type LimitedResponse,
-  type RateLimitOptions,
-  rateLimitOptionsSchema,
-} from './options.js'
+  answeredOutcome,
+  type Outcome,
+  passedOutcome,
+  SKIPPED,
+  shadowLimitedOutcome,
+  undecidedOutcome,
+} from './outcome.js'
+import { compilePolicies } from './policies.js'
+import { compileRefunds } from './refunds.js'
+import { compileRefusal } from './refusal.js'
+import { gatherFacts, type RequestFacts } from './request-facts.js'
 import type { RequestInfo } from './request-info.js'
-import {
-  compileBody,
-  JSON_TYPE,
-  NO_ADDRESS_BODY,
-  PROBLEM_TYPE,
-  statusTitle,
-  UNAVAILABLE_BODY,
-} from './responses.js'
-
-/** What the limiter decided for one request, for the adapter to write out. A denial is a value. */
-export interface Outcome {
-  /** Whether the request proceeds (in dry run, always). */
-  allowed: boolean
-  /** Whether a policy refused it (also in dry run, where it proceeds anyway). */
-  limited: boolean
-  /** Whether it was not counted at all (`skip`, `allowList`). */
-  skipped: boolean
-  /** The status to answer with when `allowed` is false (429 by default); 0 when the request proceeds. */
-  status: number
-  /** Headers to set on the response, whether it proceeds or not. */
-  headers: Record<string, string>
-  /** The body to send when `allowed` is false. */
-  body: string | undefined
-  /** The body's content type when `allowed` is false. */
-  contentType: string | undefined
-  /** How long the request waited (shaping) before it proceeds; the handler has already waited. */
-  delayMs: number
-  /** One decision per policy, in the order of `limits`. Empty when skipped or undecided. */
-  decisions: Decision[]
-  /** The decision the headers report: the refusal, or the policy closest to its limit. */
-  decision: Decision | undefined
-  /** What went wrong when the request could not be decided (it then follows `failMode`). */
-  error: unknown
-  /** What was spent, for refunds; `undefined` when nothing was (or it was given back). */
-  items: ConsumeItem[] | undefined
-  /**
-   * The outcome of an earlier limiter on the same request (an app-wide one before a route's), when the
-   * adapter passed it to `handle`. If a later limiter refuses the request, what the earlier ones spent is
-   * given back: a refused request spends nothing anywhere.
-   */
-  previous: Outcome | undefined
-  /** The limiter that spent `items`, to give them back. */
-  owner: Pick<RateLimitHandler, 'release'> | undefined
-}
+import { INTERNAL_ERROR_BODY, JSON_TYPE, NO_ADDRESS_BODY, UNAVAILABLE_BODY } from './responses.js'
+import { decideOnStore } from './store-decision.js'
+import { compileStoreTimeout } from './store-timeout.js'
+import { compileWarnings, type WarningName } from './warnings.js'
 
 /** The framework-neutral rate limiter behind every adapter. */
 export interface RateLimitHandler<N = any> {
   /**
-   * Decide a request. Never rejects: errors follow `failMode` and go to `onError`. Adapters pass the outcome
-   * of an earlier limiter on the same request as `previous` (they keep it on the request): when this one
-   * refuses, what the earlier ones spent is given back; when it skips, `previous` still speaks for the
-   * request and is returned.
+   * Decide a request. Never rejects: whatever the store or the app's functions do, the request gets an
+   * outcome, and failures go to `onError`. Adapters pass the outcome of an earlier limiter on the same
+   * request as `previous` (they keep it on the request): when this one refuses, what the earlier ones spent
+   * is given back; when it skips, `previous` still speaks for the request and is returned.
    */
   handle(request: RequestInfo<N>, previous?: Outcome): Promise<Outcome>
   /** Give back everything `outcome` and the outcomes before it spent (once; safe to call again). */
@@ -77,71 +43,22 @@ export interface RateLimitHandler<N = any> {
   /** Whether `complete` has work to do (`skipFailedRequests` or `skipSuccessfulRequests`): adapters listen for the response's end only then. */
   readonly refunds: boolean
   /** Call when the response has finished, with its status (0 when the connection closed first): refunds per `skipFailedRequests` / `skipSuccessfulRequests`. Safe to call twice. */
-  complete(outcome: Outcome, status: number, request?: RequestInfo<N>): void
+  complete(outcome: Outcome, status: number): void
+  /**
+   * The answer when the adapter could not write an outcome (the framework refused a header, say): a 500,
+   * with the error reported to `onError` as `ERR_FLOODGATE_RESPONSE_FAILED`.
+   */
+  writeFailed(error: unknown, request: RequestInfo<N>): Outcome
+  /** Raise a misconfiguration warning the adapter detected (once per process, unless turned off). */
+  warn(name: WarningName, message: string): void
   /** The store the policies live in. */
   readonly store: Store
   /** The options this handler was created with (adapters merge per-route options over them). */
   readonly options: RateLimitOptions<N>
 }
 
-interface Policy {
-  readonly name: string
-  readonly algorithm: Algorithm
-  readonly keyer: Keyer
-  readonly prefix: string
-  readonly cost: number
-  readonly costOf: ((req: any, info: any) => number) | undefined
-}
-
-const SKIPPED: Outcome = outcome(
-  true,
-  false,
-  true,
-  0,
-  {},
-  undefined,
-  undefined,
-  0,
-  [],
-  undefined,
-  undefined,
-  undefined,
-)
-const SKIPPED_PROMISE = Promise.resolve(SKIPPED)
-
-function outcome(
-  allowed: boolean,
-  limited: boolean,
-  skipped: boolean,
-  status: number,
-  headers: Record<string, string>,
-  body: string | undefined,
-  contentType: string | undefined,
-  delayMs: number,
-  decisions: Decision[],
-  decision: Decision | undefined,
-  error: unknown,
-  items: ConsumeItem[] | undefined,
-): Outcome {
-  return {
-    allowed,
-    limited,
-    skipped,
-    status,
-    headers,
-    body,
-    contentType,
-    delayMs,
-    decisions,
-    decision,
-    error,
-    items,
-    previous: undefined,
-    owner: undefined,
-  }
-}
-
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+const NO_STORE = { 'cache-control': 'no-store' }
 
 /**
  * Create the framework-neutral rate limiter an adapter wraps. Options are validated now: an invalid one
@@ -155,61 +72,39 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * if (!outcome.allowed) send(outcome.status, outcome.headers, outcome.body)
  */
 export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {}): RateLimitHandler<N> {
-  const o = parseOptions(rateLimitOptionsSchema, options, 'rateLimit') as RateLimitOptions<N> & {
-    window?: number
-    storeTimeout?: number | false
-  }
+  const o: ParsedRateLimitOptions = parseOptions(rateLimitOptionsSchema, options, 'rateLimit')
   const store: Store = o.store ?? new MemoryStore()
-  const clock: Clock | undefined = o.clock
-  const prefix = o.prefix ? `${o.prefix}:` : ''
-  const specs = o.limits ?? [
-    {
-      name: o.name,
-      key: o.key,
-      algorithm: o.algorithm ?? slidingWindowCounter({ limit: o.limit ?? 100, window: o.window ?? 60_000 }),
-    },
-  ]
-  const topCost = o.cost ?? 1
-  const policies: Policy[] = specs.map((spec) => {
-    const key = spec.key ?? 'ip'
-    const name = spec.name ?? defaultName(spec.key)
-    const cost = spec.cost ?? topCost
-    const id = spec.algorithm.id
-    return {
-      name,
-      algorithm: spec.algorithm,
-      keyer: compileKey(key),
-      prefix: `${prefix}${name}|${id}|`,
-      cost: typeof cost === 'number' ? cost : 1,
-      costOf: typeof cost === 'function' ? cost : undefined,
-    }
-  })
+  const clock = o.clock as (() => number) | undefined
+  const compiled = compilePolicies<N>(o)
+  const { policies, order } = compiled
   const count = policies.length
-  const names = policies.map((p) => p.name)
-  const needs = specs.map((s) => keyNeeds(s.key ?? 'ip'))
-  const allowList: AllowList | undefined =
-    o.allowList && o.allowList.length > 0 ? compileAllowList(o.allowList) : undefined
-  const needsIp = allowList !== undefined || needs.some((n) => n.ip)
-  const userOf = needs.some((n) => n.user) ? o.user : undefined
-  const ipv6Subnet = o.ipv6Subnet === false ? 128 : (o.ipv6Subnet ?? 64)
-  const writeHeaders: HeaderWriter | undefined = compileHeaders(
-    headerModes(o.headers ?? 'draft-6'),
+  const allowList = o.allowList.length > 0 ? compileAllowList(o.allowList) : undefined
+  const needsIp = allowList !== undefined || compiled.needsIp
+  const userOf = compiled.needsUser ? (o.user as (req: N, info: RequestInfo<N>) => unknown) : undefined
+  const ipv6Subnet = o.ipv6Subnet === false ? 128 : o.ipv6Subnet
+  const modes = headerModes(o.headers)
+  const writeHeaders = compileHeaders(
+    modes,
     policies.map((p) => ({ name: p.name, limit: p.algorithm.limit, windowMs: p.algorithm.windowMs })),
   )
-  const needsNow = writeHeaders !== undefined && [o.headers].flat().includes('legacy')
-  const dryRun = o.dryRun === true
+  const needsNow = writeHeaders !== undefined && modes.includes('legacy')
+  const refuse = compileRefusal({ status: o.statusCode, format: o.format })
+  const withTimeout = compileStoreTimeout(o.storeTimeout === false ? undefined : o.storeTimeout)
+  const warnings = compileWarnings(o.warnings)
+  const sleep = (o.sleep as ((ms: number) => Promise<void>) | undefined) ?? defaultSleep
+  const {
+    dryRun,
+    onLimited,
+    onError,
+    handler: custom,
+    message,
+    skip,
+  } = o as RateLimitOptions<N> & ParsedRateLimitOptions
   const closed = o.failMode === 'closed'
-  const status = o.statusCode ?? 429
-  const contentType = o.format === 'problem+json' ? PROBLEM_TYPE : JSON_TYPE
-  const bodyOf = compileBody(o.format ?? 'json', status, statusTitle(status))
-  const message = o.message
-  const sleep = o.sleep ?? defaultSleep
-  const timeoutMs = o.storeTimeout === false ? undefined : (o.storeTimeout ?? 5_000)
-  const { skip, onLimited, onError, handler: custom } = o
-  const skipFailed = o.skipFailedRequests === true
-  const skipSuccessful = o.skipSuccessfulRequests === true
-  const warned = new Set<string>()
+  const reported = new Set<string>()
+  let proxyChecks = true
 
+  /** Report one failure on a request: to `onError`, else a process warning once per code. */
   function report(error: unknown, info: RequestInfo<N> | undefined): void {
     if (onError) {
       try {
@@ -220,84 +115,89 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
       return
     }
     const code = (error as { code?: string } | null)?.code ?? 'ERR_FLOODGATE_STORE_FAILED'
-    if (warned.has(code)) return
-    warned.add(code)
-    process.emitWarning(
+    if (reported.has(code)) return
+    reported.add(code)
+    const emit = (globalThis as { process?: { emitWarning?: (m: string, o: object) => void } }).process
+      ?.emitWarning
+    emit?.(
       `@floodgate: ${error instanceof Error ? error.message : String(error)} (reported once; pass onError to see every one)`,
       { type: 'FloodgateWarning', code },
     )
   }
 
-  function failed(error: unknown, info: RequestInfo<N>): Outcome {
-    report(error, info)
-    if (!closed || dryRun) {
-      return outcome(true, false, false, 0, {}, undefined, undefined, 0, [], undefined, error, undefined)
+  const refunds = compileRefunds({
+    store,
+    clock,
+    skipFailedRequests: o.skipFailedRequests,
+    skipSuccessfulRequests: o.skipSuccessfulRequests,
+    report: (error) => report(error, undefined),
+  })
+
+  // skip -> decide -> finish
+
+  function decideRequest(info: RequestInfo<N>): Promise<Outcome> {
+    if (skip === undefined) return decideSafely(info)
+    const skipped = callAppFunction('skip', skip, info)
+    if (skipped instanceof Promise) {
+      return skipped.then((yes) => (skipOutcome(yes, info) ? SKIPPED : decideSafely(info)))
     }
-    const headers = { 'retry-after': '1', 'cache-control': 'no-store' }
-    return outcome(
-      false,
-      false,
-      false,
-      503,
-      headers,
-      UNAVAILABLE_BODY,
-      JSON_TYPE,
-      0,
-      [],
-      undefined,
-      error,
-      undefined,
-    )
+    return skipOutcome(skipped, info) ? Promise.resolve(SKIPPED) : decideSafely(info)
   }
 
-  function noAddress(info: RequestInfo<N>): Outcome {
-    const error = new RateLimitRequestError(
-      'ERR_FLOODGATE_NO_CLIENT_ADDRESS',
-      `The client address of ${info.method} ${info.path} is unknown (got ${JSON.stringify(info.ip)}); the request is refused rather than counted under a shared key. Check the framework's trust-proxy setting.`,
-    )
-    report(error, info)
-    if (dryRun)
-      return outcome(true, false, false, 0, {}, undefined, undefined, 0, [], undefined, error, undefined)
-    const headers = { 'cache-control': 'no-store' }
-    return outcome(
-      false,
-      false,
-      false,
-      500,
-      headers,
-      NO_ADDRESS_BODY,
-      JSON_TYPE,
-      0,
-      [],
-      undefined,
-      error,
-      undefined,
-    )
+  /** Whether `skip`'s answer skips the request. One that failed does not skip (the request is counted). */
+  function skipOutcome(value: unknown, info: RequestInfo<N>): boolean {
+    if (!(value instanceof FunctionFailure)) return value === true
+    report(value.error, info)
+    return false
   }
 
-  function withTimeout<T>(promise: Promise<T>): Promise<T> {
-    if (timeoutMs === undefined) return promise
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(
-          new RateLimitRequestError(
-            'ERR_FLOODGATE_STORE_TIMEOUT',
-            `The store did not answer within ${timeoutMs} ms`,
-          ),
-        )
-      }, timeoutMs)
-      timer.unref?.()
-      promise.then(
-        (value) => {
-          clearTimeout(timer)
-          resolve(value)
-        },
-        (error) => {
-          clearTimeout(timer)
-          reject(error)
-        },
+  function decideSafely(info: RequestInfo<N>): Promise<Outcome> {
+    try {
+      const result = decide(info)
+      return result instanceof Promise
+        ? result.catch((error) => storeFailed(error, info))
+        : Promise.resolve(result)
+    } catch (error) {
+      return Promise.resolve(storeFailed(error, info))
+    }
+  }
+
+  function decide(info: RequestInfo<N>): Outcome | Promise<Outcome> {
+    if (proxyChecks) checkProxy(info)
+    let ip: string | undefined
+    if (needsIp) {
+      const parsed = parseIp(info.ip)
+      if (parsed !== undefined) {
+        if (allowList?.has(parsed)) return SKIPPED
+        ip = ipKey(parsed, ipv6Subnet)
+      }
+    }
+    let route = '*'
+    if (compiled.needsRoute) {
+      if (info.route === undefined && warnings.pending('unknownEndpoint')) warnUnknownEndpoint(info)
+      route = routeText(info.route)
+    }
+    const facts = gatherFacts(compiled, userOf, info, ip, route, (error) => report(error, info))
+    return facts instanceof Promise ? facts.then((f) => consume(info, f)) : consume(info, facts)
+  }
+
+  function consume(info: RequestInfo<N>, facts: RequestFacts<N>): Outcome | Promise<Outcome> {
+    const items: ConsumeItem[] = new Array(count)
+    for (let i = 0; i < count; i++) {
+      const policy = policies[i]!
+      const key = policy.keyer(facts.keys, policy.scope)
+      if (key === undefined) return noAddress(info)
+      const cost = policy.cost ?? facts.costs[policy.costIndex] ?? policy.fallbackCost
+      items[i] = { algorithm: policy.algorithm, key, cost }
+    }
+    const result = decideOnStore(store, items, order, clock?.())
+    if (result instanceof Promise) {
+      return withTimeout(result).then(
+        (decided) => finish(decided, items, info),
+        (error) => storeFailed(error, info),
       )
-    })
+    }
+    return finish(result, items, info)
   }
 
   function finish(
@@ -309,240 +209,164 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     let delayMs = 0
     for (let i = 0; i < count; i++) {
       const d = decisions[i]!
-      d.policy = names[i]!
+      d.policy = policies[i]!.name
       if (d.delayMs > delayMs) delayMs = d.delayMs
     }
     const chosen = mostRestrictiveIndex(decisions)
-    const allowed = decisions[chosen]!.allowed // a refusal is chosen whenever there is one
     const decision = decisions[chosen]!
     const headers: Record<string, string> = {}
     if (writeHeaders) writeHeaders(headers, decisions, chosen, needsNow ? (clock ? clock() : Date.now()) : 0)
-    if (allowed) {
-      const result = outcome(
-        true,
-        false,
-        false,
-        0,
-        headers,
-        undefined,
-        undefined,
-        delayMs,
-        decisions,
-        decision,
-        undefined,
-        items,
-      )
-      result.owner = self
+    if (decision.allowed) {
+      const charged = count === 1 ? (items[0]!.cost > 0 ? items : undefined) : items.filter((i) => i.cost > 0)
+      const result = passedOutcome({ headers, decisions, decision, delayMs, items: charged, owner: refunds })
       return delayMs > 0 ? sleep(delayMs).then(() => result) : result
     }
     if (dryRun) {
-      const result = outcome(
-        true,
-        true,
-        false,
-        0,
-        headers,
-        undefined,
-        undefined,
-        0,
-        decisions,
-        decision,
-        undefined,
-        undefined,
-      )
+      const result = shadowLimitedOutcome({ headers, decisions, decision })
       if (onLimited) limited(result, info)
       return result
     }
-    const retryAfter = Math.max(1, seconds(decision.retryAfterMs))
-    headers['retry-after'] = String(retryAfter)
-    headers['cache-control'] = 'no-store'
-    let text: string | undefined
-    if (message !== undefined) {
-      try {
-        text = typeof message === 'string' ? message : message(info.native, info, decision)
-      } catch (error) {
-        report(error, info)
-      }
-    }
-    const body = bodyOf(decision.policy, retryAfter, text)
-    const result = outcome(
-      false,
-      true,
-      false,
-      status,
+    const result = refuse({
       headers,
-      body,
-      contentType,
-      0,
       decisions,
-      decision,
-      undefined,
-      undefined,
-    )
+      chosen,
+      cost: items[chosen]!.cost,
+      message: messageOf(info, decision),
+    })
     if (onLimited) limited(result, info)
     return custom ? customize(result, info) : result
   }
 
-  function limited(result: Outcome, info: RequestInfo<N>): void {
-    try {
-      onLimited!(info.native, result)
-    } catch (error) {
-      report(error, info)
-    }
+  // What happens when something other than a policy decides.
+
+  function storeFailed(error: unknown, info: RequestInfo<N>): Outcome {
+    const reason =
+      error instanceof RateLimitRequestError
+        ? error
+        : new RateLimitRequestError(
+            'ERR_FLOODGATE_STORE_FAILED',
+            `The store failed: ${error instanceof Error ? error.message : String(error)}`,
+            { cause: error },
+          )
+    report(reason, info)
+    if (!closed || dryRun) return undecidedOutcome(reason)
+    return answeredOutcome({
+      status: 503,
+      headers: { 'retry-after': '1', ...NO_STORE },
+      body: UNAVAILABLE_BODY,
+      contentType: JSON_TYPE,
+      limited: false,
+      error: reason,
+    })
   }
 
-  function applyCustom(result: Outcome, response: LimitedResponse | undefined): Outcome {
-    if (!response) return result
-    if (response.status !== undefined) result.status = response.status
-    if (response.headers) Object.assign(result.headers, response.headers)
-    if (response.contentType !== undefined) result.contentType = response.contentType
-    if (response.body !== undefined) {
-      result.body = typeof response.body === 'string' ? response.body : JSON.stringify(response.body)
+  function noAddress(info: RequestInfo<N>): Outcome {
+    const error = new RateLimitRequestError(
+      'ERR_FLOODGATE_NO_CLIENT_ADDRESS',
+      `The client address of ${info.method} ${info.path} is unknown (got ${JSON.stringify(info.ip)}); the request is refused rather than counted under a shared key. Check the framework's trust-proxy setting.`,
+    )
+    report(error, info)
+    if (dryRun) return undecidedOutcome(error)
+    return answeredOutcome({
+      status: 500,
+      headers: { ...NO_STORE },
+      body: NO_ADDRESS_BODY,
+      contentType: JSON_TYPE,
+      limited: false,
+      error,
+    })
+  }
+
+  function internalError(error: RateLimitRequestError, info: RequestInfo<N>, wasLimited: boolean): Outcome {
+    report(error, info)
+    return answeredOutcome({
+      status: 500,
+      headers: { ...NO_STORE },
+      body: INTERNAL_ERROR_BODY,
+      contentType: JSON_TYPE,
+      limited: wasLimited,
+      error,
+    })
+  }
+
+  // The app's hooks on a refusal.
+
+  function messageOf(info: RequestInfo<N>, decision: Decision): string | undefined {
+    if (typeof message !== 'function') return message
+    const text = callAppFunction('message', (req: N, i: RequestInfo<N>) => message(req, i, decision), info)
+    if (text instanceof FunctionFailure) {
+      report(text.error, info)
+      return undefined
     }
-    return result
+    return typeof text === 'string' ? text : undefined
+  }
+
+  function limited(result: Outcome, info: RequestInfo<N>): void {
+    const done = callAppFunction('onLimited', (req: N) => onLimited!(req, result), info)
+    if (done instanceof FunctionFailure) report(done.error, info)
   }
 
   function customize(result: Outcome, info: RequestInfo<N>): Outcome | Promise<Outcome> {
-    try {
-      const response = custom!(info.native, result, info)
-      if (response instanceof Promise) {
-        return response.then(
-          (r) => applyCustom(result, r),
-          (error) => {
-            report(error, info)
-            return result
-          },
-        )
+    const apply = (response: unknown): Outcome => {
+      if (response instanceof FunctionFailure) {
+        report(response.error, info)
+        return result // the default refusal
       }
-      return applyCustom(result, response)
-    } catch (error) {
-      report(error, info)
-      return result
+      const problem = applyCustomResponse(result, response as Parameters<typeof applyCustomResponse>[1])
+      return problem ? internalError(problem, info, true) : result
     }
+    const response = callAppFunction('handler', (req: N, i: RequestInfo<N>) => custom!(req, result, i), info)
+    return response instanceof Promise ? response.then(apply) : apply(response)
   }
 
-  function decide(info: RequestInfo<N>): Outcome | Promise<Outcome> {
-    let ip: string | undefined
-    if (needsIp) {
-      const parsed = parseIp(info.ip)
-      if (parsed !== undefined) {
-        if (allowList?.has(parsed)) return SKIPPED
-        ip = ipKey(parsed, ipv6Subnet)
-      }
-    }
-    const context: KeyContext<N> = {
-      info,
-      ip,
-      user: userOf ? keyValueText(userOf(info.native, info)) : undefined,
-    }
-    const items: ConsumeItem[] = new Array(count)
-    for (let i = 0; i < count; i++) {
-      const policy = policies[i]!
-      const part = policy.keyer(context)
-      if (part === undefined) return noAddress(info)
-      let key = policy.prefix + part
-      if (key.length > MAX_KEY_LENGTH) key = boundKey(key)
-      const cost = policy.costOf ? policy.costOf(info.native, info) : policy.cost
-      if (!checkCost(cost)) throw new RateLimitCostError(cost)
-      items[i] = { algorithm: policy.algorithm, key, cost }
-    }
-    const now = clock?.()
-    let result: Decision | Decision[] | Promise<Decision | Decision[]>
-    if (count === 1) {
-      const item = items[0]!
-      result = store.consume(item.algorithm, item.key, item.cost, now)
-    } else {
-      result = store.consumeAll ? store.consumeAll(items, now) : consumeAll(store, items, now)
-    }
-    if (result instanceof Promise) {
-      return withTimeout(result).then(
-        (decisions) => finish(decisions, items, info),
-        (error) => failed(error, info),
+  // Misconfiguration warnings, checked until each has been raised.
+
+  function checkProxy(info: RequestInfo<N>): void {
+    const trust = info.proxyTrust
+    if (
+      trust === 'none' &&
+      info.headers['x-forwarded-for'] !== undefined &&
+      warnings.pending('forwardedHeader')
+    ) {
+      warnings.warn(
+        'forwardedHeader',
+        "A request arrived with X-Forwarded-For, but the framework trusts no proxy, so the client address is the proxy's and every client behind it shares one bucket. Trust your proxy's address or CIDR (Express: app.set('trust proxy', '10.0.0.0/8'); Fastify: Fastify({ trustProxy: '10.0.0.0/8' }); Koa: app.proxy = true and app.maxIpsCount = 1), or turn this warning off with warnings: { forwardedHeader: false } when no proxy is in front.",
       )
     }
-    return finish(result, items, info)
-  }
-
-  function decideSafely(info: RequestInfo<N>): Promise<Outcome> {
-    try {
-      const result = decide(info)
-      return result instanceof Promise
-        ? result.catch((error) => failed(error, info))
-        : Promise.resolve(result)
-    } catch (error) {
-      return Promise.resolve(failed(error, info))
+    if (trust === 'all' && warnings.pending('permissiveTrustProxy')) {
+      warnings.warn(
+        'permissiveTrustProxy',
+        "The framework trusts every proxy, so any client picks its own address, and its own bucket, by sending X-Forwarded-For. Trust only your proxy's address or CIDR (Express: app.set('trust proxy', '10.0.0.0/8'); Fastify: trustProxy: '10.0.0.0/8'; Koa: app.maxIpsCount = 1).",
+      )
     }
+    proxyChecks = warnings.pending('forwardedHeader') || warnings.pending('permissiveTrustProxy')
   }
 
-  function refundItems(items: readonly ConsumeItem[], info: RequestInfo<N> | undefined): void {
-    const now = clock?.()
-    for (const item of items) {
-      try {
-        const done = store.refund(item.algorithm, item.key, item.cost, now)
-        if (done instanceof Promise) done.catch((error) => report(error, info))
-      } catch (error) {
-        report(error, info)
-      }
-    }
+  function warnUnknownEndpoint(info: RequestInfo<N>): void {
+    warnings.warn(
+      'unknownEndpoint',
+      `An 'endpoint' key is used where the route pattern cannot be known (${info.method} ${info.path}, before routing or on a router the limiter cannot see), so those requests share one bucket per method ('${info.method} *'). Mount the limiter on the route or router (Koa at app level: pass your router as the \`router\` option).`,
+    )
   }
 
-  function release(first: Outcome): void {
-    for (let o: Outcome | undefined = first; o !== undefined; o = o.previous) {
-      const items = o.items
-      if (items === undefined) continue
-      if (o.owner !== self) {
-        o.owner?.release(o) // that limiter gives back its own spending and walks the rest of the chain
-        return
-      }
-      o.items = undefined
-      refundItems(items, undefined)
-    }
-  }
-
-  function link(result: Outcome, previous: Outcome): Outcome {
-    if (result.skipped) return previous
-    if (!result.allowed) release(previous)
-    else result.previous = previous
-    return result
-  }
-
-  const self: RateLimitHandler<N> = {
+  return {
     store,
     options,
-    refunds: skipFailed || skipSuccessful,
-    release,
+    refunds: refunds.onResponse,
+    release: refunds.release,
+    complete: refunds.complete,
     handle(info, previous) {
       if (previous === undefined) return decideRequest(info)
-      return decideRequest(info).then((result) => link(result, previous))
+      return decideRequest(info).then((result) => refunds.link(result, previous))
     },
-    complete(result, responseStatus, info) {
-      const items = result.items
-      if (items === undefined) return
-      result.items = undefined
-      const failedResponse = responseStatus === 0 || responseStatus >= 400
-      if (failedResponse ? skipFailed : skipSuccessful) refundItems(items, info)
+    writeFailed(error, info) {
+      const reason = new RateLimitRequestError(
+        'ERR_FLOODGATE_RESPONSE_FAILED',
+        `The response to ${info.method} ${info.path} could not be written: ${error instanceof Error ? error.message : String(error)}. The answer was 500.`,
+        { cause: error },
+      )
+      return internalError(reason, info, false)
     },
-  }
-  return self
-
-  function decideRequest(info: RequestInfo<N>): Promise<Outcome> {
-    if (skip) {
-      let skipped: boolean | Promise<boolean>
-      try {
-        skipped = skip(info.native, info)
-      } catch (error) {
-        return Promise.resolve(failed(error, info))
-      }
-      if (skipped instanceof Promise) {
-        return skipped.then(
-          (yes) => (yes ? SKIPPED : decideSafely(info)),
-          (error) => failed(error, info),
-        )
-      }
-      if (skipped) return SKIPPED_PROMISE
-    }
-    return decideSafely(info)
+    warn: warnings.warn,
   }
 }
-
-export type { RateLimitRequestErrorCode }

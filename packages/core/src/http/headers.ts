@@ -1,3 +1,4 @@
+import { NEVER } from '../algorithms/decide.js'
 import type { Decision } from '../types.js'
 
 /**
@@ -35,6 +36,15 @@ export type HeaderWriter = (
 
 /** Whole seconds, rounded up (a reset of 0.2 s is 1, never 0 while anything is pending). */
 export const seconds = (ms: number): number => (ms <= 0 ? 0 : Math.ceil(ms / 1000))
+/**
+ * The reset a header reports for a decision, in ms. Allowed: the time until the whole quota is back. Refused:
+ * the time until this request could pass (its `retryAfterMs`), so a refusal's reset never points later than
+ * its `Retry-After`, as the RateLimit draft asks (at that moment the units it needs are back). A request that
+ * can never pass keeps the whole-quota reset (it has no `Retry-After`).
+ */
+export const resetMsOf = (d: Decision): number =>
+  d.allowed || d.retryAfterMs === NEVER ? d.resetMs : d.retryAfterMs
+
 /** Remaining units as a header shows them: a whole number, never below 0. */
 export const remainingOf = (d: Decision): number => (d.remaining > 0 ? Math.floor(d.remaining) : 0)
 
@@ -49,13 +59,13 @@ function writer(mode: HeaderMode, policies: readonly HeaderPolicy[]): HeaderWrit
         const d = decisions[chosen]!
         out['ratelimit-limit'] = String(d.limit)
         out['ratelimit-remaining'] = String(remainingOf(d))
-        out['ratelimit-reset'] = String(seconds(d.resetMs))
+        out['ratelimit-reset'] = String(seconds(resetMsOf(d)))
         out['ratelimit-policy'] = quota[chosen]!
       }
     case 'draft-7':
       return (out, decisions, chosen) => {
         const d = decisions[chosen]!
-        out.ratelimit = `limit=${d.limit}, remaining=${remainingOf(d)}, reset=${seconds(d.resetMs)}`
+        out.ratelimit = `limit=${d.limit}, remaining=${remainingOf(d)}, reset=${seconds(resetMsOf(d))}`
         out['ratelimit-policy'] = quota[chosen]!
       }
     case 'draft-8': {
@@ -65,7 +75,7 @@ function writer(mode: HeaderMode, policies: readonly HeaderPolicy[]): HeaderWrit
         let value = ''
         for (let i = 0; i < decisions.length; i++) {
           const d = decisions[i]!
-          value += `${i === 0 ? '' : ', '}${names[i]};r=${remainingOf(d)};t=${seconds(d.resetMs)}`
+          value += `${i === 0 ? '' : ', '}${names[i]};r=${remainingOf(d)};t=${seconds(resetMsOf(d))}`
         }
         out['ratelimit-policy'] = policy
         out.ratelimit = value
@@ -76,7 +86,7 @@ function writer(mode: HeaderMode, policies: readonly HeaderPolicy[]): HeaderWrit
         const d = decisions[chosen]!
         out['x-ratelimit-limit'] = String(d.limit)
         out['x-ratelimit-remaining'] = String(remainingOf(d))
-        out['x-ratelimit-reset'] = String(Math.ceil((now + Math.max(0, d.resetMs)) / 1000))
+        out['x-ratelimit-reset'] = String(Math.ceil((now + Math.max(0, resetMsOf(d))) / 1000))
       }
   }
 }

@@ -14,14 +14,23 @@ export interface RequestInfo<N = unknown> {
   /** The HTTP method, upper case. */
   method: string
   /**
-   * The route pattern that matched (`/users/:id`), or `undefined` when the limiter runs before routing.
-   * Never the raw path.
+   * The route pattern that matches (`/users/:id`, with any router mount patterns before it), `null` when no
+   * route matches (a 404), or `undefined` when it cannot be known here. Never the raw path.
    */
-  route: string | undefined
+  route: string | null | undefined
   /** The request target as received (path and query). Informative only: never part of a key. */
   path: string
   /** The request headers. */
   headers: IncomingHttpHeaders
   /** The framework's own request (Express `req`, Fastify `request`, Koa `ctx`): what option functions get. */
   native: N
+  /**
+   * Which proxies the framework trusts for the client address, when the adapter knows: `'none'` (the
+   * socket's address), `'all'` (any `X-Forwarded-For` entry a client sends), `'some'` (an address, a CIDR,
+   * a hop count). Only used to warn about setups that merge or split clients.
+   */
+  proxyTrust?: ProxyTrust
 }
+
+/** Which proxies a framework trusts for the client address (see {@link RequestInfo.proxyTrust}). */
+export type ProxyTrust = 'none' | 'all' | 'some'

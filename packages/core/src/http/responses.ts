@@ -1,12 +1,33 @@
-/** The 429 body's format: our JSON, or RFC 9457 problem details. */
+/** The refusal body's format: our JSON, or RFC 9457 problem details. */
 export type ResponseFormat = 'json' | 'problem+json'
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
 export const PROBLEM_TYPE = 'application/problem+json'
 
+/** The status of a request whose cost is above a policy's limit: it can never pass, so waiting is no answer. */
+export const COST_EXCEEDS_LIMIT_STATUS = 413
+
 /** The default message: `Too many requests, retry in 30 seconds.` */
 export const retryMessage = (retryAfter: number): string =>
   `Too many requests, retry in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`
+
+/** The reason phrase of the statuses a limiter sends. */
+export function statusTitle(status: number): string {
+  switch (status) {
+    case 429:
+      return 'Too Many Requests'
+    case 413:
+      return 'Content Too Large'
+    case 503:
+      return 'Service Unavailable'
+    case 500:
+      return 'Internal Server Error'
+    case 403:
+      return 'Forbidden'
+    default:
+      return 'Rate Limited'
+  }
+}
 
 /** Builds a refusal's body from the refusing policy, the wait in seconds and the message. */
 export type BodyBuilder = (policy: string, retryAfter: number, message: string | undefined) => string
@@ -17,7 +38,8 @@ export type BodyBuilder = (policy: string, retryAfter: number, message: string |
  * `'problem+json'` gives RFC 9457 `{ type, title, status, detail, retryAfter, policy }`. Bodies with the
  * default message are cached per policy and wait, so a refusal costs no serialisation.
  */
-export function compileBody(format: ResponseFormat, status: number, title: string): BodyBuilder {
+export function compileBody(format: ResponseFormat, status: number): BodyBuilder {
+  const title = statusTitle(status)
   const build =
     format === 'json'
       ? (policy: string, retryAfter: number, message: string) =>
@@ -43,21 +65,31 @@ export function compileBody(format: ResponseFormat, status: number, title: strin
   }
 }
 
-/** The reason phrase of the statuses a limiter sends. */
-export function statusTitle(status: number): string {
-  switch (status) {
-    case 429:
-      return 'Too Many Requests'
-    case 503:
-      return 'Service Unavailable'
-    case 403:
-      return 'Forbidden'
-    default:
-      return 'Rate Limited'
-  }
+/**
+ * The body of a request that can never pass: `{ "error": "cost_exceeds_limit", "message", "policy", "cost",
+ * "limit" }`, or its problem-details form. It carries no `retryAfter`: waiting does not help.
+ */
+export function costExceedsLimitBody(
+  format: ResponseFormat,
+  policy: string,
+  cost: number,
+  limit: number,
+): string {
+  const message = `This request costs ${cost}, more than the ${limit} the '${policy}' policy ever allows at once; it cannot pass however long it waits.`
+  if (format === 'json') return JSON.stringify({ error: 'cost_exceeds_limit', message, policy, cost, limit })
+  const status = COST_EXCEEDS_LIMIT_STATUS
+  return JSON.stringify({
+    type: 'about:blank',
+    title: statusTitle(status),
+    status,
+    detail: message,
+    policy,
+    cost,
+    limit,
+  })
 }
 
-/** The body of a request whose client address is unknown (see `RateLimitRequestError`). */
+/** The body of a request whose client address is unknown (see `ERR_FLOODGATE_NO_CLIENT_ADDRESS`). */
 export const NO_ADDRESS_BODY = JSON.stringify({
   error: 'client_address_unknown',
   message: 'The client address is unknown, so this request cannot be rate limited.',
@@ -67,4 +99,10 @@ export const NO_ADDRESS_BODY = JSON.stringify({
 export const UNAVAILABLE_BODY = JSON.stringify({
   error: 'rate_limiter_unavailable',
   message: 'The rate limiter is unavailable; try again shortly.',
+})
+
+/** The body when a refusal could not be sent as configured (see `ERR_FLOODGATE_INVALID_RESPONSE`). */
+export const INTERNAL_ERROR_BODY = JSON.stringify({
+  error: 'internal_error',
+  message: 'The server could not send its answer to this request.',
 })

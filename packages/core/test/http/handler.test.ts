@@ -71,7 +71,7 @@ describe('createRateLimitHandler', () => {
     expect((await handler.handle(as('b'))).decisions[0]!.remaining).toBe(1)
   })
 
-  it('keys carry the prefix, the policy, its algorithm and escaped parts; long ones are hashed', async () => {
+  it('keys carry the prefix, the policy and the caller in braces, escaped; long parts are hashed', async () => {
     const keys: string[] = []
     const handler = createRateLimitHandler({
       store: oneByOne(keys),
@@ -82,12 +82,12 @@ describe('createRateLimitHandler', () => {
     })
     await handler.handle(req())
     expect(keys).toHaveLength(1)
-    expect(keys[0]!.length).toBeLessThanOrEqual(200)
-    expect(keys[0]!.startsWith('#')).toBe(true)
+    expect(keys[0]!.length).toBeLessThanOrEqual(300)
+    expect(keys[0]).toMatch(/^api:default\|\{user:%H[\w-]{43}\}\|endpoint:GET \/things\/:id$/)
 
     const short = createRateLimitHandler({ store: oneByOne(keys), prefix: 'api', limit: 5, window: '1m' })
     await short.handle(req())
-    expect(keys[1]).toBe('api:ip|swc:5,60000|ip:203.0.113.7')
+    expect(keys[1]).toBe('api:ip|{ip:203.0.113.7}')
   })
 
   it("a user id equal to an address does not share that address's bucket", async () => {
@@ -143,7 +143,7 @@ describe('createRateLimitHandler', () => {
     })
     await custom.handle(req())
     const out = await custom.handle(req())
-    expect([out.status, out.body, out.contentType, out.headers['X-Why']]).toEqual([
+    expect([out.status, out.body, out.contentType, out.headers['x-why']]).toEqual([
       503,
       'busy',
       'text/plain',
@@ -213,7 +213,7 @@ describe('createRateLimitHandler', () => {
     expect((noIp.error as { code: string }).code).toBe('ERR_FLOODGATE_NO_CLIENT_ADDRESS')
   })
 
-  it('skip may be async; a throwing skip follows failMode', async () => {
+  it('skip may be async; a throwing skip does not skip (the request is counted) and is reported', async () => {
     const handler = createRateLimitHandler({
       limit: 1,
       skip: async (r: { skip?: boolean }) => r.skip === true,
@@ -223,14 +223,21 @@ describe('createRateLimitHandler', () => {
     expect((await handler.handle(req())).allowed).toBe(true)
     expect((await handler.handle(req())).allowed).toBe(false)
 
-    const closed = createRateLimitHandler({
+    const errors: { code: string; option: string }[] = []
+    const throwing = createRateLimitHandler({
+      limit: 1,
       failMode: 'closed',
-      onError: () => {},
+      onError: (e) => errors.push(e as never),
       skip: () => {
         throw new Error('bad skip')
       },
     })
-    expect((await closed.handle(req())).status).toBe(503)
+    expect((await throwing.handle(req())).allowed).toBe(true)
+    expect((await throwing.handle(req())).status).toBe(429)
+    expect(errors.map((e) => [e.code, e.option])).toEqual([
+      ['ERR_FLOODGATE_FUNCTION_FAILED', 'skip'],
+      ['ERR_FLOODGATE_FUNCTION_FAILED', 'skip'],
+    ])
   })
 
   it('an invalid cost from a cost function is an error, not a crash', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createRateLimitHandler, mergeRateLimitOptions } from '../../src/http/index.js'
-import { fixedWindow, RateLimitConfigError } from '../../src/index.js'
+import { createRateLimitHandler, fixedWindow, RateLimitConfigError } from '../../src/index.js'
+import { mergeRateLimitOptions } from '../../src/internal.js'
 
 const fails = (options: unknown) => {
   try {
@@ -42,12 +42,14 @@ describe('options are validated when the middleware is created', () => {
     [{ allowList: ['10.0.0.0/33'] }, 'rateLimit.allowList.0', 'CIDR range'],
     [{ ipv6Subnet: 0 }, 'rateLimit.ipv6Subnet', 'from 1 to 128'],
     [{ statusCode: 200 }, 'rateLimit.statusCode', 'from 400 to 599'],
-    [{ cost: 0 }, 'rateLimit.cost', 'a finite number > 0'],
+    [{ cost: -1 }, 'rateLimit.cost', 'a finite number >= 0'],
+    [{ cost: Number.NaN }, 'rateLimit.cost', 'a finite number >= 0'],
     [{ failMode: 'sometimes' }, 'rateLimit.failMode', "'open' or 'closed'"],
     [{ format: 'xml' }, 'rateLimit.format', "'json' or 'problem+json'"],
     [{ store: {} }, 'rateLimit.store', 'a store'],
     [{ name: 'has space' }, 'rateLimit.name', 'letters, digits'],
-    [{ prefix: 'a|b' }, 'rateLimit.prefix', 'without "|"'],
+    [{ prefix: 'a|b' }, 'rateLimit.prefix', 'without |, { or }'],
+    [{ prefix: 'a{b' }, 'rateLimit.prefix', 'without |, { or }'],
     [{ skip: true }, 'rateLimit.skip', 'a function'],
     [{ limits: [] }, 'rateLimit.limits', 'non-empty array'],
   ])('%j -> %s', (options, option, expected) => {

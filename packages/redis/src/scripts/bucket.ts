@@ -35,7 +35,7 @@ local function bucket(key, op, now, cost, grace, capacity, rate, interval, shape
     return reply(1, math.floor((full - after) / interval), math.ceil(after / rate), 0, delay)
   end
   local retry
-  if cost > capacity then retry = math.ceil(level / rate) else retry = math.ceil((nxt - full) / rate) end
+  if cost > capacity then retry = math.huge else retry = math.ceil((nxt - full) / rate) end
   return reply(0, math.floor((full - level) / interval), math.ceil(level / rate), retry, 0)
 end
 `

@@ -39,6 +39,8 @@ local function fixed_window(key, op, now, cost, grace, limit, w)
   end
   local reset = 0
   if count > 0 then reset = until_next end
-  return reply(0, math.floor(limit - count), reset, until_next, 0)
+  local retry = until_next
+  if cost > limit then retry = math.huge end
+  return reply(0, math.floor(limit - count), reset, retry, 0)
 end
 `

@@ -36,7 +36,7 @@ local function gcra(key, op, now, cost, grace, emission, tolerance, burst)
   end
   local ahead = tat - now
   local retry
-  if cost > burst then retry = ceil_ms(ahead) else retry = ceil_ms(nxt - now - tolerance) end
+  if cost > burst then retry = math.huge else retry = ceil_ms(nxt - now - tolerance) end
   return reply(0, floor_units((tolerance - ahead) / emission), ceil_ms(ahead), retry, 0)
 end
 `

@@ -49,12 +49,12 @@ local function sliding_window_counter(key, op, now, cost, grace, limit, w)
     return reply(1, math.max(0, remaining), reset, 0, 0)
   end
   local retry
-  if curr + cost <= limit then
+  if cost > limit then
+    retry = math.huge
+  elseif curr + cost <= limit then
     retry = math.ceil((prev_weighted - (limit - cost - curr) * w) / prev)
   else
-    local wait = w
-    if cost <= limit then wait = math.ceil((w * (curr + cost - limit)) / curr) end
-    retry = until_next + wait
+    retry = until_next + math.ceil((w * (curr + cost - limit)) / curr)
   end
   local remaining = math.floor((limit * w - curr * w - prev_weighted) / w)
   local reset = until_next

@@ -43,7 +43,7 @@ local function sliding_window_log(key, op, now, raw_cost, grace, limit, w)
     if newest > now then reset = newest - now end
     return reply(1, free, reset, 0, 0)
   end
-  local retry = w
+  local retry = math.huge
   if cost <= limit then retry = decode('<d', redis.call('LINDEX', key, skip + cost - 1 - free)) - now end
   local reset = 0
   if n - skip > 0 then reset = decode('<d', redis.call('LINDEX', key, -1)) - now end

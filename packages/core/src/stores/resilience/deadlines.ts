@@ -1,28 +1,28 @@
-/** How a bounded call failed: an error (or error reply), or its deadline. */
-export class Failure {
+/** How a bounded call to a backend failed: an error (or an error reply), or its deadline. */
+export class CallFailure {
   constructor(
     readonly error: unknown,
     readonly timedOut: boolean,
-    /** Whether Redis looks unavailable (a timeout or a connection error, not an error reply). */
+    /** Whether the backend looks unavailable (a timeout or a connection error, not an error reply). */
     readonly outage: boolean,
   ) {}
 }
 
-/** What a bounded call settled with: Redis's reply, or a {@link Failure}. */
-export type Outcome = unknown
+/** What a bounded call settled with: the backend's reply, or a {@link CallFailure}. */
+export type Settled = unknown
 
-/** One call waiting for Redis, or for its deadline. */
+/** One call waiting for the backend, or for its deadline. */
 export interface Pending {
   done: boolean
   deadline: number
-  resolve: (outcome: Outcome) => void
+  resolve: (settled: Settled) => void
 }
 
 /** Settle a pending call once: the first of its answer and its deadline wins; the other is ignored. */
-export function settle(pending: Pending, outcome: Outcome): void {
+export function settle(pending: Pending, settled: Settled): void {
   if (pending.done) return
   pending.done = true
-  pending.resolve(outcome)
+  pending.resolve(settled)
 }
 
 /**
@@ -37,7 +37,7 @@ export class Deadlines {
 
   constructor(
     private readonly ms: number,
-    private readonly timeoutOutcome: () => Outcome,
+    private readonly timedOut: () => Settled,
   ) {}
 
   add(pending: Pending): void {
@@ -61,7 +61,7 @@ export class Deadlines {
       const pending = queue[head]!
       if (!pending.done) {
         if (pending.deadline > now) break
-        settle(pending, this.timeoutOutcome())
+        settle(pending, this.timedOut())
       }
       queue[head++] = undefined as never
     }

@@ -1,4 +1,4 @@
-import { decide } from './decision.js'
+import { decide, NEVER } from './decide.js'
 
 /**
  * The meter both buckets share. `level` is how full the bucket is, kept scaled by `interval` (units x ms) so
@@ -47,7 +47,8 @@ export function meterDecision(
       delayMs,
     )
   }
-  const retryAfterMs = cost > m.capacity ? Math.ceil(level / m.rate) : Math.ceil((next - full) / m.rate)
+  // A cost above the capacity never passes: even an empty bucket cannot hold it.
+  const retryAfterMs = cost > m.capacity ? NEVER : Math.ceil((next - full) / m.rate)
   return decide(
     false,
     m.capacity,

@@ -1,12 +1,12 @@
-/** What the circuit needs to know about the client: ioredis's `status` (`'ready'` when connected). */
+/** What the circuit needs to know about the client: its `status` (`'ready'` when connected), if it has one. */
 export interface StatusSource {
   readonly status?: string
 }
 
 /**
- * Stops waiting on a Redis that is known to be down. After a timeout or a connection error the circuit is
+ * Stops waiting on a backend (Redis, PostgreSQL) that is known to be down. After a timeout or a connection error the circuit is
  * open for `cooldownMs`: decisions take the fail mode at once, sending nothing (so nothing piles up in the
- * client's offline queue to run late). After that, requests go to Redis again as soon as the client reports
+ * client's offline queue to run late). After that, requests go to the backend again as soon as the client reports
  * `ready`; while it reports anything else (reconnecting), they keep failing fast. Before the client has
  * ever been ready (starting up), requests are sent and bounded by the timeout.
  */
@@ -20,7 +20,7 @@ export class Circuit {
     private readonly clock: () => number = () => performance.now(),
   ) {}
 
-  /** Whether a request may be sent to Redis now. */
+  /** Whether a request may be sent to the backend now. */
   allows(): boolean {
     if (this.openUntil !== 0) {
       if (this.clock() < this.openUntil) return false
@@ -34,7 +34,7 @@ export class Circuit {
     return !this.seenUp
   }
 
-  /** Redis failed: stop sending for `cooldownMs`. */
+  /** The backend failed: stop sending for `cooldownMs`. */
   trip(): void {
     this.seenUp = true
     this.openUntil = this.clock() + this.cooldownMs

@@ -17,6 +17,12 @@ export function floorUnits(units: number): number {
   return units <= 0 ? 0 : Math.floor(units + EPSILON)
 }
 
+/**
+ * The `retryAfterMs` of a request that can never pass: its cost is above the policy's limit (a window's
+ * `limit`, a bucket's `capacity`, GCRA's `burst`), so no amount of waiting lets it through.
+ */
+export const NEVER = Number.POSITIVE_INFINITY
+
 /** Build a decision; every algorithm makes its decisions here so they all share one shape. */
 export function decide(
   allowed: boolean,

@@ -1,0 +1,66 @@
+import { describeValue } from '../errors.js'
+import { RateLimitRequestError } from './errors.js'
+import type { RequestInfo } from './request-info.js'
+
+/**
+ * Calling the app's own functions (`key`, `user`, `cost`, `skip`) on a request. They may be async; whatever
+ * they do (throw, reject, return nonsense), the request is still decided, by the rule of each option, and
+ * the error is reported once. `failMode` never applies here: it is for a store that cannot answer.
+ */
+
+/** What an app function's call settled to: its value, or the error it threw or rejected with. */
+export class FunctionFailure {
+  constructor(readonly error: RateLimitRequestError) {}
+}
+
+const failure = (option: string, cause: unknown) =>
+  new FunctionFailure(
+    new RateLimitRequestError(
+      'ERR_FLOODGATE_FUNCTION_FAILED',
+      `The \`${option}\` function failed: ${cause instanceof Error ? cause.message : describeValue(cause)}`,
+      { cause, option },
+    ),
+  )
+
+/**
+ * Call `fn(req, info)`. Returns its value, a promise of its value that never rejects, or a
+ * {@link FunctionFailure} (also inside the promise) when it threw or rejected.
+ */
+export function callAppFunction<N>(
+  option: string,
+  fn: (req: N, info: RequestInfo<N>) => unknown,
+  info: RequestInfo<N>,
+): unknown {
+  let value: unknown
+  try {
+    value = fn(info.native, info)
+  } catch (error) {
+    return failure(option, error)
+  }
+  if (value instanceof Promise) return value.catch((error: unknown) => failure(option, error))
+  return value
+}
+
+/** Whether any of `values` is a promise: then the request waits for them. */
+export function anyPromise(values: readonly unknown[]): boolean {
+  for (let i = 0; i < values.length; i++) if (values[i] instanceof Promise) return true
+  return false
+}
+
+/** A value a key function returned that is not a key, as an error for `onError`. */
+export function invalidKeyValue(option: string, value: unknown): RateLimitRequestError {
+  return new RateLimitRequestError(
+    'ERR_FLOODGATE_INVALID_KEY_VALUE',
+    `The \`${option}\` function returned ${describeValue(value)}; expected a string, a finite number, a bigint, an array of these, or nothing. The request was counted by its client address.`,
+    { option },
+  )
+}
+
+/** A value a cost function returned that is not a cost, as an error for `onError`. */
+export function invalidCost(option: string, value: unknown, charged: number): RateLimitRequestError {
+  return new RateLimitRequestError(
+    'ERR_FLOODGATE_INVALID_COST',
+    `The \`${option}\` function returned ${describeValue(value)}; expected a finite number >= 0. The request was charged ${charged}.`,
+    { option },
+  )
+}

@@ -1,0 +1,176 @@
+import { z } from 'zod'
+import { isCost } from '../../cost.js'
+import { algorithmSchema, duration, fn, storeSchema } from '../../validate.js'
+import { parseRange } from '../allow-list.js'
+import { WARNINGS } from '../warnings.js'
+import { RATE_LIMIT_DEFAULTS as D } from './defaults.js'
+
+const KEY_EXPECTED =
+  "'ip', 'user', 'endpoint', 'global', a function of the request, or a non-empty array of these"
+const keyPart = z.union([z.enum(['ip', 'user', 'endpoint', 'global']), fn(KEY_EXPECTED)], {
+  error: KEY_EXPECTED,
+})
+const keySchema = z.union([keyPart, z.array(keyPart).min(1, { error: KEY_EXPECTED })], {
+  error: KEY_EXPECTED,
+})
+
+const NAME_EXPECTED = "a name of letters, digits and '_ . : ~ / -', at most 64 characters"
+const nameSchema = z.string({ error: NAME_EXPECTED }).regex(/^[\w.:~/-]{1,64}$/, { error: NAME_EXPECTED })
+
+const COST_EXPECTED = 'a finite number >= 0 or a function of the request returning one'
+const costSchema = z.union([z.number().refine(isCost, { error: COST_EXPECTED }), fn(COST_EXPECTED)], {
+  error: COST_EXPECTED,
+})
+
+const MODES = ['draft-6', 'draft-7', 'draft-8', 'legacy'] as const
+const HEADERS_EXPECTED = `one of ${MODES.map((m) => `'${m}'`).join(', ')}, an array of one draft and 'legacy', true or false`
+const headersSchema = z.union(
+  [
+    z.boolean(),
+    z.enum(MODES),
+    z
+      .array(z.enum(MODES))
+      .refine((modes) => modes.filter((m) => m !== 'legacy').length <= 1, { error: HEADERS_EXPECTED }),
+  ],
+  { error: HEADERS_EXPECTED },
+)
+
+const IPV6_EXPECTED = 'a whole number of bits from 1 to 128, or false'
+const RANGE_EXPECTED = "an IP address or CIDR range like '10.0.0.0/8' or '2001:db8::/32'"
+const PREFIX_EXPECTED = 'a string without |, { or }'
+const WARNINGS_EXPECTED = `true, false, or an object turning warnings off by name (${Object.keys(WARNINGS).join(', ')})`
+
+const policySchema = z.strictObject({
+  name: nameSchema.optional(),
+  key: keySchema.optional(),
+  algorithm: algorithmSchema,
+  cost: costSchema.optional(),
+})
+
+const SHORT_FORM = ['limit', 'window', 'algorithm', 'key', 'name'] as const
+
+/** A policy's default name: its key when that is a string, else `'default'`. */
+export function defaultName(key: unknown): string {
+  return typeof key === 'string' ? key : key === undefined ? D.key : 'default'
+}
+
+/** The middleware options' schema: validated when the middleware is created, never on a request. */
+export const rateLimitOptionsSchema = z
+  .strictObject({
+    limit: z
+      .number({ error: 'a whole number >= 1' })
+      .refine((n) => Number.isSafeInteger(n) && n >= 1, { error: 'a whole number >= 1' })
+      .optional(),
+    window: duration().optional(),
+    algorithm: algorithmSchema.optional(),
+    key: keySchema.optional(),
+    name: nameSchema.optional(),
+    limits: z
+      .array(policySchema, { error: 'a non-empty array of policies { name, key, algorithm, cost }' })
+      .min(1, { error: 'a non-empty array of policies { name, key, algorithm, cost }' })
+      .optional(),
+    store: storeSchema.optional(),
+    prefix: z
+      .string({ error: PREFIX_EXPECTED })
+      .regex(/^[^|{}]*$/, { error: PREFIX_EXPECTED })
+      .default(D.prefix),
+    clock: fn('a function returning ms').optional(),
+    user: fn('a function of the request returning the user id').optional(),
+    headers: headersSchema.default(D.headers),
+    cost: costSchema.default(D.cost),
+    skip: fn('a function of the request returning a boolean').optional(),
+    allowList: z
+      .array(
+        z
+          .string({ error: RANGE_EXPECTED })
+          .refine((s) => parseRange(s) !== undefined, { error: RANGE_EXPECTED }),
+        { error: `an array of ${RANGE_EXPECTED}s` },
+      )
+      .default(() => [...D.allowList]),
+    ipv6Subnet: z
+      .union(
+        [
+          z.literal(false),
+          z.number().refine((n) => Number.isInteger(n) && n >= 1 && n <= 128, { error: IPV6_EXPECTED }),
+        ],
+        { error: IPV6_EXPECTED },
+      )
+      .default(D.ipv6Subnet),
+    dryRun: z.boolean({ error: 'true or false' }).default(D.dryRun),
+    onLimited: fn('a function (req, outcome) => void').optional(),
+    onError: fn('a function (error, req, info) => void').optional(),
+    failMode: z.enum(['open', 'closed'], { error: "'open' or 'closed'" }).default(D.failMode),
+    storeTimeout: z
+      .union([z.literal(false), duration()], { error: "a duration like '500ms' or false" })
+      .prefault(D.storeTimeout),
+    skipFailedRequests: z.boolean({ error: 'true or false' }).default(D.skipFailedRequests),
+    skipSuccessfulRequests: z.boolean({ error: 'true or false' }).default(D.skipSuccessfulRequests),
+    message: z
+      .union([z.string(), fn('')], { error: 'a string or a function (req, info, decision) => string' })
+      .optional(),
+    statusCode: z
+      .number({ error: 'an HTTP status from 400 to 599' })
+      .refine((n) => Number.isInteger(n) && n >= 400 && n <= 599, { error: 'an HTTP status from 400 to 599' })
+      .default(D.statusCode),
+    format: z.enum(['json', 'problem+json'], { error: "'json' or 'problem+json'" }).default(D.format),
+    handler: fn('a function (req, outcome, info) => { status, body, contentType, headers }').optional(),
+    sleep: fn('a function (ms) => Promise<void>').optional(),
+    warnings: z
+      .union(
+        [
+          z.boolean(),
+          z.strictObject(
+            Object.fromEntries(Object.keys(WARNINGS).map((name) => [name, z.boolean().optional()])) as Record<
+              keyof typeof WARNINGS,
+              z.ZodOptional<z.ZodBoolean>
+            >,
+          ),
+        ],
+        { error: WARNINGS_EXPECTED },
+      )
+      .default(D.warnings),
+  })
+  .superRefine((o, ctx) => {
+    if (o.limits) {
+      for (const option of SHORT_FORM) {
+        if (o[option] !== undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [option],
+            message: 'left out when `limits` is given (set it on a policy in `limits`)',
+          })
+          return
+        }
+      }
+      const seen = new Set<string>()
+      o.limits.forEach((policy, i) => {
+        const name = policy.name ?? defaultName(policy.key)
+        if (seen.has(name)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['limits', i, 'name'],
+            message: 'a name no other policy has (policy names default to their key: give each a `name`)',
+          })
+        }
+        seen.add(name)
+      })
+    } else if (o.algorithm && (o.limit !== undefined || o.window !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [o.limit !== undefined ? 'limit' : 'window'],
+        message: 'left out when `algorithm` is given (the algorithm carries its own quota)',
+      })
+      return
+    }
+    const keys = o.limits ? o.limits.map((p) => p.key ?? D.key) : [o.key ?? D.key]
+    if (!o.user && keys.some((k) => k === 'user' || (Array.isArray(k) && k.includes('user')))) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['user'],
+        message: "a function of the request returning the user id, since a policy's key is 'user'",
+      })
+    }
+  })
+
+/** The options after validation, with every literal default applied. */
+export type ParsedRateLimitOptions = z.output<typeof rateLimitOptionsSchema>

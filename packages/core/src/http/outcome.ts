@@ -1,0 +1,130 @@
+import type { ConsumeItem, Decision } from '../types.js'
+
+/** What can give back what an outcome spent: the limiter that made it. */
+export interface Releaser {
+  release(outcome: Outcome): void
+}
+
+/** What the limiter decided for one request, for the adapter to write out. A denial is a value. */
+export interface Outcome {
+  /** Whether the request proceeds (in dry run, always). */
+  allowed: boolean
+  /** Whether a policy refused it (also in dry run, where it proceeds anyway). */
+  limited: boolean
+  /** Whether it was not counted at all (`skip`, `allowList`). */
+  skipped: boolean
+  /** The status to answer with when `allowed` is false (429 by default); 0 when the request proceeds. */
+  status: number
+  /** Headers to set on the response, whether it proceeds or not. Names in lower case. */
+  headers: Record<string, string>
+  /** The body to send when `allowed` is false. */
+  body: string | undefined
+  /** The body's content type when `allowed` is false. */
+  contentType: string | undefined
+  /** How long the request waited (shaping) before it proceeds; the handler has already waited. */
+  delayMs: number
+  /** One decision per policy, in the order of `limits`. Empty when skipped or undecided. */
+  decisions: Decision[]
+  /** The decision the headers report: the refusal, or the policy closest to its limit. */
+  decision: Decision | undefined
+  /** What went wrong when the request could not be decided as usual (see `onError`). */
+  error: unknown
+  /** What was spent, for refunds; `undefined` when nothing was (or it was given back). */
+  items: ConsumeItem[] | undefined
+  /**
+   * The outcome of an earlier limiter on the same request (an app-wide one before a route's), when the
+   * adapter passed it to `handle`. If a later limiter refuses the request, what the earlier ones spent is
+   * given back: a refused request spends nothing anywhere.
+   */
+  previous: Outcome | undefined
+  /** The limiter that spent `items`, to give them back. */
+  owner: Releaser | undefined
+}
+
+const base = (): Outcome => ({
+  allowed: true,
+  limited: false,
+  skipped: false,
+  status: 0,
+  headers: {},
+  body: undefined,
+  contentType: undefined,
+  delayMs: 0,
+  decisions: [],
+  decision: undefined,
+  error: undefined,
+  items: undefined,
+  previous: undefined,
+  owner: undefined,
+})
+
+/** A request that is not counted (`skip`, `allowList`): no headers, nothing spent. Shared: never mutate it. */
+export const SKIPPED: Outcome = Object.freeze({
+  ...base(),
+  skipped: true,
+  headers: Object.freeze({}),
+}) as Outcome
+
+/** A request the policies allow: it proceeds with its headers, after `delayMs` when shaped. */
+export function passedOutcome(parts: {
+  headers: Record<string, string>
+  decisions: Decision[]
+  decision: Decision
+  delayMs: number
+  items: ConsumeItem[] | undefined
+  owner: Releaser
+}): Outcome {
+  const outcome = base()
+  outcome.headers = parts.headers
+  outcome.decisions = parts.decisions
+  outcome.decision = parts.decision
+  outcome.delayMs = parts.delayMs
+  outcome.items = parts.items
+  outcome.owner = parts.owner
+  return outcome
+}
+
+/** A request a policy refuses, in dry run: it proceeds anyway, with the headers of the refusal. */
+export function shadowLimitedOutcome(parts: {
+  headers: Record<string, string>
+  decisions: Decision[]
+  decision: Decision
+}): Outcome {
+  const outcome = base()
+  outcome.limited = true
+  outcome.headers = parts.headers
+  outcome.decisions = parts.decisions
+  outcome.decision = parts.decision
+  return outcome
+}
+
+/** A request answered here instead of proceeding: a refusal (429), or an error answer (500, 503). */
+export function answeredOutcome(parts: {
+  status: number
+  headers: Record<string, string>
+  body: string
+  contentType: string
+  limited: boolean
+  decisions?: Decision[]
+  decision?: Decision
+  error?: unknown
+}): Outcome {
+  const outcome = base()
+  outcome.allowed = false
+  outcome.limited = parts.limited
+  outcome.status = parts.status
+  outcome.headers = parts.headers
+  outcome.body = parts.body
+  outcome.contentType = parts.contentType
+  outcome.decisions = parts.decisions ?? []
+  outcome.decision = parts.decision
+  outcome.error = parts.error
+  return outcome
+}
+
+/** A request that proceeds undecided (the store failed and `failMode` is `'open'`, or a dry run). */
+export function undecidedOutcome(error: unknown): Outcome {
+  const outcome = base()
+  outcome.error = error
+  return outcome
+}

@@ -1,0 +1,72 @@
+import type { ConsumeItem, Store } from '../types.js'
+import type { Outcome, Releaser } from './outcome.js'
+
+/**
+ * Giving back what requests spent: when a later limiter on the same request refuses it (a refused request
+ * spends nothing anywhere), and when its response ends with a status `skipFailedRequests` or
+ * `skipSuccessfulRequests` does not count.
+ */
+export interface Refunds extends Releaser {
+  /** Link this limiter's outcome to the earlier one's: a refusal gives the earlier spending back. */
+  link(result: Outcome, previous: Outcome): Outcome
+  /** Whether `complete` has work to do: adapters listen for the response's end only then. */
+  readonly onResponse: boolean
+  /** The response ended with `status` (0 when the connection closed first): refund when it does not count. */
+  complete(outcome: Outcome, status: number): void
+}
+
+/**
+ * Compile the refunds of one limiter. `report` receives what a store's refund threw or rejected with; a
+ * refund never fails the request.
+ */
+export function compileRefunds(parts: {
+  store: Store
+  clock: (() => number) | undefined
+  skipFailedRequests: boolean
+  skipSuccessfulRequests: boolean
+  report: (error: unknown) => void
+}): Refunds {
+  const { store, clock, skipFailedRequests, skipSuccessfulRequests, report } = parts
+
+  function refundItems(items: readonly ConsumeItem[]): void {
+    const now = clock?.()
+    for (const item of items) {
+      try {
+        const done = store.refund(item.algorithm, item.key, item.cost, now)
+        if (done instanceof Promise) done.catch(report)
+      } catch (error) {
+        report(error)
+      }
+    }
+  }
+
+  const self: Refunds = {
+    onResponse: skipFailedRequests || skipSuccessfulRequests,
+    release(first) {
+      for (let o: Outcome | undefined = first; o !== undefined; o = o.previous) {
+        const items = o.items
+        if (items === undefined) continue
+        if (o.owner !== self) {
+          o.owner?.release(o) // that limiter gives back its own spending and walks the rest of the chain
+          return
+        }
+        o.items = undefined
+        refundItems(items)
+      }
+    },
+    link(result, previous) {
+      if (result.skipped) return previous
+      if (!result.allowed) self.release(previous)
+      else result.previous = previous
+      return result
+    },
+    complete(outcome, status) {
+      const items = outcome.items
+      if (items === undefined || outcome.owner !== self) return
+      outcome.items = undefined
+      const failed = status === 0 || status >= 400
+      if (failed ? skipFailedRequests : skipSuccessfulRequests) refundItems(items)
+    },
+  }
+  return self
+}

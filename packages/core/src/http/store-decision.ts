@@ -1,0 +1,44 @@
+import { consumeAll } from '../consume-all.js'
+import type { Awaitable, ConsumeItem, Decision, Store } from '../types.js'
+
+/**
+ * Decide one request's items on the store, in the order of its policies: a single consume, or all of them
+ * as one (`consumeAll`, atomic where the store can). Free items (cost 0) are peeked: counted as nothing, but
+ * their decisions still give headers. `order` is the consumption order (narrowest policy first) for stores
+ * that cannot decide all at once. Synchronous when the store is.
+ */
+export function decideOnStore(
+  store: Store,
+  items: readonly ConsumeItem[],
+  order: readonly number[] | undefined,
+  now: number | undefined,
+): Awaitable<Decision | Decision[]> {
+  if (items.length === 1) {
+    const item = items[0]!
+    return item.cost === 0
+      ? store.peek(item.algorithm, item.key, 0, now)
+      : store.consume(item.algorithm, item.key, item.cost, now)
+  }
+  const sequence = order ?? items.map((_, i) => i)
+  const charged = sequence.filter((i) => items[i]!.cost > 0)
+  const free = sequence.filter((i) => items[i]!.cost === 0)
+  const chargedItems = charged.map((i) => items[i]!)
+  const decided =
+    chargedItems.length === 0
+      ? []
+      : store.consumeAll
+        ? store.consumeAll(chargedItems, now)
+        : consumeAll(store, chargedItems, now)
+  const peeked = free.map((i) => store.peek(items[i]!.algorithm, items[i]!.key, 0, now))
+  const place = (ds: readonly Decision[], ps: readonly Decision[]): Decision[] => {
+    const out: Decision[] = new Array(items.length)
+    for (let j = 0; j < charged.length; j++) out[charged[j]!] = ds[j]!
+    for (let j = 0; j < free.length; j++) out[free[j]!] = ps[j]!
+    return out
+  }
+  if (order === undefined && free.length === 0) return decided
+  if (decided instanceof Promise || peeked.some((p) => p instanceof Promise)) {
+    return Promise.all([decided, Promise.all(peeked)]).then(([ds, ps]) => place(ds, ps))
+  }
+  return place(decided as Decision[], peeked as Decision[])
+}

@@ -1,0 +1,59 @@
+/**
+ * Misconfiguration warnings: a setup that works but limits the wrong clients (every client in one bucket,
+ * clients that pick their own bucket). Each is a process warning (`process.emitWarning`, type
+ * `FloodgateWarning`) with a stable code, raised once per process, and can be turned off by name.
+ */
+
+/** The warnings, by the name the `warnings` option turns them off with. */
+export const WARNINGS = {
+  /** `X-Forwarded-For` arrives, but the framework trusts no proxy: everyone behind the proxy is one client. */
+  forwardedHeader: 'ERR_FLOODGATE_FORWARDED_HEADER_IGNORED',
+  /** The framework trusts every proxy: any client picks its own address (and bucket) with `X-Forwarded-For`. */
+  permissiveTrustProxy: 'ERR_FLOODGATE_PERMISSIVE_TRUST_PROXY',
+  /** A hop count as Fastify's `trustProxy`: Fastify 5 ignores it, so every client is the proxy. */
+  hopCountTrustProxy: 'ERR_FLOODGATE_HOP_COUNT_TRUST_PROXY',
+  /** An `'endpoint'` key where the route pattern cannot be known: such requests share one bucket per method. */
+  unknownEndpoint: 'ERR_FLOODGATE_ENDPOINT_UNKNOWN',
+} as const
+
+export type WarningName = keyof typeof WARNINGS
+export type WarningCode = (typeof WARNINGS)[WarningName]
+
+/** Where every code is explained, with its cause and fix. */
+export const ERRORS_DOC = 'docs/errors.md'
+
+const raised = new Set<string>()
+
+/** Emit a process warning once per process and code (a no-op where there is no `process`, as in a browser). */
+export function warnOnce(code: string, message: string): void {
+  if (raised.has(code)) return
+  raised.add(code)
+  const emit = (globalThis as { process?: { emitWarning?: (m: string, o: object) => void } }).process
+    ?.emitWarning
+  emit?.(`@floodgate: ${message} See ${ERRORS_DOC}#${code.toLowerCase()}.`, {
+    type: 'FloodgateWarning',
+    code,
+  })
+}
+
+/** One limiter's misconfiguration warnings, with the ones its options turned off left out. */
+export interface Warnings {
+  /** Whether `name` is on and has not been raised yet in this process: checks before the work of detecting it. */
+  pending(name: WarningName): boolean
+  warn(name: WarningName, message: string): void
+}
+
+/**
+ * Compile the `warnings` option.
+ *
+ * @example const warnings = compileWarnings({ forwardedHeader: false })
+ */
+export function compileWarnings(option: boolean | Partial<Record<WarningName, boolean>>): Warnings {
+  const on = (name: WarningName) => (typeof option === 'boolean' ? option : option[name] !== false)
+  return {
+    pending: (name) => on(name) && !raised.has(WARNINGS[name]),
+    warn(name, message) {
+      if (on(name)) warnOnce(WARNINGS[name], message)
+    },
+  }
+}

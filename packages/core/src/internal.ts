@@ -1,0 +1,45 @@
+// Plumbing shared by Floodgate's own packages (the stores, the adapters, the test kit): `@floodgate/core/internal`.
+// Not covered by semver: users import `@floodgate/core`.
+export { ceilMs, EPSILON, floorUnits, NEVER } from './algorithms/decide.js'
+export { algorithmId } from './algorithms/id.js'
+export { cachedClock } from './clocks/cached-clock.js'
+export { consumeInGroups, mostRestrictiveIndex } from './consume-all.js'
+export { isCost, normalizeCost } from './cost.js'
+export { parseDuration, toMs } from './duration.js'
+export { describeValue } from './errors.js'
+export { type AllowList, compileAllowList, parseRange } from './http/allow-list.js'
+export { compileHeaders, type HeaderWriter, headerModes, resetMsOf, seconds } from './http/headers.js'
+export { ipKey, type ParsedIp, parseIp } from './http/ip.js'
+export { keyValueText, routeText } from './http/key-spec.js'
+export { RATE_LIMIT_DEFAULTS } from './http/options/defaults.js'
+export { mergeRateLimitOptions } from './http/options/merge.js'
+export { defaultName, type ParsedRateLimitOptions, rateLimitOptionsSchema } from './http/options/schema.js'
+export { retryMessage } from './http/responses.js'
+export { compileWarnings, ERRORS_DOC, WARNINGS, type WarningCode, warnOnce } from './http/warnings.js'
+export { sha256Text } from './store-keys/sha256.js'
+export {
+  boundKeyPart,
+  encodeKeyPart,
+  HASHED_PART_MARK,
+  MAX_KEY_PART_LENGTH,
+  partitionOf,
+  storeKey,
+} from './store-keys/store-key.js'
+export { Circuit, type StatusSource } from './stores/resilience/circuit.js'
+export { CallFailure, Deadlines, type Pending, type Settled, settle } from './stores/resilience/deadlines.js'
+export {
+  closedDecision,
+  type FailModeDecisions,
+  type FailModeOptions,
+  failModeDecisions,
+  openDecision,
+} from './stores/resilience/fail-mode.js'
+export {
+  algorithmSchema,
+  duration,
+  fn,
+  parseOptions,
+  positive,
+  positiveInt,
+  storeSchema,
+} from './validate.js'
