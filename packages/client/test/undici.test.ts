@@ -4,6 +4,8 @@ import { Readable } from 'node:stream'
 import { fixedWindow } from '@floodgate/core'
 import { Agent, request, fetch as undiciFetch } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
+import { retryBudget } from '../src/budget.js'
+import { createFetch } from '../src/fetch.js'
 import type { ClientOptions, RetryEvent } from '../src/options.js'
 import { createInterceptor } from '../src/undici.js'
 import {
@@ -89,6 +91,21 @@ describe('createInterceptor', () => {
     expect(res.headers['retry-after']).toBe('5')
     expect(await res.body.json()).toEqual({ refused: true })
     expect(server.statuses).toEqual([429, 429, 429])
+    expect(time.sleeps).toHaveLength(2)
+  })
+
+  it('one retry budget shared with createFetch: once fetch has spent it, the interceptor returns refusals', async () => {
+    const server = await echoServer(100)
+    const time = virtualTime()
+    const budget = retryBudget({ capacity: 10, retryCost: 5 })
+    const politeFetch = createFetch({ now: time.now, sleep: time.sleep, budget, maxAttempts: 10 })
+    expect((await politeFetch(server.url)).status).toBe(429)
+    expect(budget.tokens).toBe(0)
+    const dispatcher = politeAgent({ now: time.now, sleep: time.sleep, budget, maxAttempts: 10 })
+    const res = await request(server.url, { dispatcher })
+    expect(res.statusCode).toBe(429)
+    await res.body.dump()
+    expect(server.statuses).toHaveLength(4)
     expect(time.sleeps).toHaveLength(2)
   })
 
