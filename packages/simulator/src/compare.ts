@@ -87,10 +87,10 @@ export function judge(simulation: Simulation, rule: { limit?: number; windowMs?:
   const allowed = decisions.allowed
   let wronglyAdmitted = 0
   let wronglyRefused = 0
-  scanWindows(arrivals, allowed.length, allowed, windowMs, (i, before) => {
+  scanWindows(arrivals, allowed.length, allowed, windowMs, (i, before, admitted) => {
     const fits = before + (arrivals.cost ? arrivals.cost[i]! : 1) <= limit
-    if (allowed[i] && !fits) wronglyAdmitted++
-    else if (!allowed[i] && fits) wronglyRefused++
+    if (admitted && !fits) wronglyAdmitted++
+    else if (!admitted && fits) wronglyRefused++
   })
   return { wronglyAdmitted, wronglyRefused }
 }

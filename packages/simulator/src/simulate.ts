@@ -1,9 +1,10 @@
 import { type Algorithm, type Duration, RateLimitConfigError } from '@floodgate/core'
+import { normalizeCost } from '@floodgate/core/internal'
 import { z } from 'zod'
 import { type StateReader, stateReader } from './state/inner-state.js'
 import type { Summary, Timeline } from './timeline.js'
 import type { Arrivals, Traffic } from './traffic/types.js'
-import { algorithmSchema, duration, key, parseOptions, traffic } from './validate.js'
+import { algorithmSchema, COST_EXPECTED, duration, isCost, key, parseOptions, traffic } from './validate.js'
 import { maxInWindow } from './windows.js'
 
 /** Options of {@link simulate}. */
@@ -125,7 +126,7 @@ function fillInWindow(timeline: Timeline, arrivals: Arrivals, allowed: Uint8Arra
  * `[0, duration)` (later ones are dropped), key indices and costs valid.
  */
 function checkArrivals(arrivals: Arrivals, durationMs: number): Arrivals {
-  const { at, keyIndex, keys, cost } = arrivals
+  const { at, keyIndex, keys } = arrivals
   let n = at.length
   while (n > 0 && at[n - 1]! >= durationMs) n--
   const fail = (i: number, expected: string) => {
@@ -136,14 +137,19 @@ function checkArrivals(arrivals: Arrivals, durationMs: number): Arrivals {
       expected,
     )
   }
+  if (keys.length === 0) fail(0, 'at least one key')
+  let cost = arrivals.cost
+  let normalized = true
   for (let i = 0; i < n; i++) {
     const t = at[i]!
     if (!(t >= 0) || (i > 0 && t < at[i - 1]!)) fail(i, 'arrival times that are finite, >= 0 and ascending')
     if (keyIndex && !(keyIndex[i]! < keys.length)) fail(i, 'a key index below the number of keys')
-    if (cost && !(cost[i]! > 0 && Number.isFinite(cost[i]!))) fail(i, 'a cost that is a finite number > 0')
+    if (cost && !isCost(cost[i])) fail(i, `a cost that is ${COST_EXPECTED}`)
+    if (cost && normalized && normalizeCost(cost[i]!) !== cost[i]) normalized = false
   }
-  if (keys.length === 0) fail(0, 'at least one key')
-  if (n === at.length) return arrivals
+  // Costs as core's limiter hands them to a store: rounded up to 1/1024
+  if (cost && !normalized) cost = cost.map(normalizeCost)
+  if (n === at.length && cost === arrivals.cost) return arrivals
   return { at: at.subarray(0, n), keys, keyIndex: keyIndex?.subarray(0, n), cost: cost?.subarray(0, n) }
 }
 

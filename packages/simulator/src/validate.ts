@@ -2,6 +2,7 @@ import type { Duration } from '@floodgate/core'
 import {
   algorithmSchema,
   duration,
+  isCost,
   parseOptions,
   positive,
   positiveInt,
@@ -18,6 +19,10 @@ export const instant = () =>
     .custom<Duration | 0>((v) => v === 0 || toMs(v) !== undefined, { error: INSTANT_EXPECTED })
     .transform((v) => (v === 0 ? 0 : toMs(v)!))
 
+/** What core accepts as a cost: a finite number >= 0 (0 is a free request). */
+export const COST_EXPECTED = 'a finite number >= 0 (0: a free request)'
+export const cost = () => z.number({ error: COST_EXPECTED }).refine(isCost, { error: COST_EXPECTED })
+
 /** A key: a non-empty string. */
 export const key = () => z.string({ error: 'a non-empty string' }).min(1, { error: 'a non-empty string' })
 
@@ -28,4 +33,4 @@ export const traffic = () =>
     { error: "a traffic pattern, such as steady({ rate: 10, per: '1s' })" },
   )
 
-export { algorithmSchema, duration, parseOptions, positive, positiveInt }
+export { algorithmSchema, duration, isCost, parseOptions, positive, positiveInt }

@@ -1,47 +1,75 @@
 import type { Arrivals } from './traffic/types.js'
 
-/** Request indices grouped by key (stable, so each group stays in time order), and where each group starts. */
-function byKey(arrivals: Arrivals, n: number): { order: Uint32Array; starts: Uint32Array } {
-  const keyIndex = arrivals.keyIndex!
-  const starts = new Uint32Array(arrivals.keys.length + 1)
+/** Requests regrouped key by key (each key's in time order), with their times and costs in that order. */
+interface KeyOrder {
+  /** `order[q]` is the request at position `q` of the regrouped sequence. */
+  readonly order: Uint32Array | undefined
+  /** Where each key's group starts in the regrouped sequence (one more entry than keys). */
+  readonly starts: Uint32Array
+  readonly at: Float64Array
+  readonly cost: Float64Array | undefined
+}
+
+/** Grouping is the same for every simulation of the same arrivals (compare runs two): computed once. */
+const orders = new WeakMap<Arrivals, Map<number, KeyOrder>>()
+
+function keyOrder(arrivals: Arrivals, n: number): KeyOrder {
+  const { keyIndex, keys } = arrivals
+  if (!keyIndex || keys.length === 1) {
+    return { order: undefined, starts: Uint32Array.of(0, n), at: arrivals.at, cost: arrivals.cost }
+  }
+  let byLength = orders.get(arrivals)
+  const cached = byLength?.get(n)
+  if (cached) return cached
+  const starts = new Uint32Array(keys.length + 1)
   for (let i = 0; i < n; i++) starts[keyIndex[i]! + 1]!++
   for (let k = 1; k < starts.length; k++) starts[k]! += starts[k - 1]!
   const next = starts.slice(0, -1)
   const order = new Uint32Array(n)
   for (let i = 0; i < n; i++) order[next[keyIndex[i]!]!++] = i
-  return { order, starts }
+  const at = new Float64Array(n)
+  for (let q = 0; q < n; q++) at[q] = arrivals.at[order[q]!]!
+  let cost: Float64Array | undefined
+  if (arrivals.cost) {
+    cost = new Float64Array(n)
+    for (let q = 0; q < n; q++) cost[q] = arrivals.cost[order[q]!]!
+  }
+  const result = { order, starts, at, cost }
+  if (!byLength) {
+    byLength = new Map()
+    orders.set(arrivals, byLength)
+  }
+  byLength.set(n, result)
+  return result
 }
 
 /**
  * Visit the first `n` requests key by key, each key's in time order, with the units that key had admitted in
  * the rolling window `(at - windowMs, at]` before this request (earlier requests of the same millisecond
- * included): the count an exact sliding log checks a request against.
+ * included): the count an exact sliding log checks a request against. `visit` gets the request's index.
  */
 export function scanWindows(
   arrivals: Arrivals,
   n: number,
   allowed: Uint8Array,
   windowMs: number,
-  visit: (i: number, before: number) => void,
+  visit: (i: number, before: number, admitted: boolean) => void,
 ): void {
-  const { at, cost } = arrivals
-  const grouped = arrivals.keyIndex && arrivals.keys.length > 1 ? byKey(arrivals, n) : undefined
-  const order = grouped?.order
-  const starts = grouped?.starts ?? Uint32Array.of(0, n)
+  const { order, starts, at, cost } = keyOrder(arrivals, n)
+  let ok = allowed
+  if (order) {
+    ok = new Uint8Array(n)
+    for (let q = 0; q < n; q++) ok[q] = allowed[order[q]!]!
+  }
   for (let g = 0; g + 1 < starts.length; g++) {
     let left = starts[g]!
     let units = 0
     for (let q = starts[g]!; q < starts[g + 1]!; q++) {
-      const i = order ? order[q]! : q
-      const from = at[i]! - windowMs
-      while (true) {
-        const j = order ? order[left]! : left
-        if (at[j]! > from) break
-        if (allowed[j]) units -= cost ? cost[j]! : 1
-        left++
-      }
-      visit(i, units)
-      if (allowed[i]) units += cost ? cost[i]! : 1
+      const from = at[q]! - windowMs
+      for (; at[left]! <= from; left++) if (ok[left]) units -= cost ? cost[left]! : 1
+      const admitted = ok[q] === 1
+      visit(order ? order[q]! : q, units, admitted)
+      if (admitted) units += cost ? cost[q]! : 1
     }
   }
 }
@@ -54,17 +82,21 @@ export function maxInWindow(
   windowMs: number,
 ): { units: number; windowMs: number; key: string; at: number } {
   let best = 0
-  let bestAt = 0
-  let bestKey = 0
-  const { at, cost, keyIndex } = arrivals
-  scanWindows(arrivals, n, allowed, windowMs, (i, before) => {
-    if (!allowed[i]) return
+  let bestIndex = -1
+  const { cost } = arrivals
+  scanWindows(arrivals, n, allowed, windowMs, (i, before, admitted) => {
+    if (!admitted) return
     const units = before + (cost ? cost[i]! : 1)
     if (units > best) {
       best = units
-      bestAt = at[i]!
-      bestKey = keyIndex ? keyIndex[i]! : 0
+      bestIndex = i
     }
   })
-  return { units: best, windowMs, key: arrivals.keys[bestKey] ?? '', at: bestAt }
+  const key = bestIndex < 0 ? 0 : (arrivals.keyIndex?.[bestIndex] ?? 0)
+  return {
+    units: best,
+    windowMs,
+    key: arrivals.keys[key] ?? '',
+    at: bestIndex < 0 ? 0 : arrivals.at[bestIndex]!,
+  }
 }

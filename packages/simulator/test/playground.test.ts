@@ -13,7 +13,7 @@ const statuses = () =>
   page.$$eval('#strip li', (chips) => chips.map((c) => Number((c as HTMLElement).dataset.status)))
 const lastChip = () =>
   page.$eval('#strip li:last-child', (c) => ({ ...(c as HTMLElement).dataset, text: c.textContent }))
-const advance = (ms: number) => page.evaluate((by) => window.__floodgate.clock.advance(by), ms)
+const advance = (ms: number) => page.evaluate((by) => (window as any).__floodgate.clock.advance(by), ms)
 const bucketText = () => page.textContent('#bucket [data-gauge]')
 
 async function open() {

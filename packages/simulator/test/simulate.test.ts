@@ -131,6 +131,27 @@ describe('simulate', () => {
     fails({ speed: 2 }, /simulate\.speed/)
   })
 
+  it('counts costs as core does: 0 is free, fractions round up to 1/1024', () => {
+    const traffic = replay(
+      [
+        { at: 0, cost: 0 },
+        { at: 0, cost: 0 },
+        { at: 0, cost: 0.5 },
+        { at: 0, cost: 0.1 },
+        { at: 0, cost: 0.4 },
+      ],
+      { origin: 0 },
+    )
+    const sim = simulate({
+      algorithm: tokenBucket({ capacity: 1, refillRate: 1, interval: '1h' }),
+      traffic,
+      duration: 10,
+    })
+    // 0.1 counts as 103/1024 and 0.4 as 410/1024: 0.5 + 0.1006 + 0.4004 > 1
+    expect(Array.from(sim.decisions.allowed)).toEqual([1, 1, 1, 1, 0])
+    expect(sim.arrivals.cost![3]).toBe(103 / 1024)
+  })
+
   it('refuses a hand-made traffic whose times go backwards', () => {
     const backwards: Traffic = {
       label: 'backwards',

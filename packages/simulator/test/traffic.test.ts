@@ -169,3 +169,12 @@ describe('seededRandom', () => {
     expect(Array.from({ length: 5 }, again)).toEqual(xs.slice(0, 5))
   })
 })
+
+describe('steady with many keys', () => {
+  it('sends at the rate from every key, their phases spread over one gap', () => {
+    const a = steady({ rate: 1, per: 1000, keys: 4 }).arrivals(2000)
+    expect(Array.from(a.at)).toEqual([0, 250, 500, 750, 1000, 1250, 1500, 1750])
+    expect(Array.from(a.keyIndex!)).toEqual([0, 1, 2, 3, 0, 1, 2, 3])
+    expect(a.keys).toEqual(['client-0', 'client-1', 'client-2', 'client-3'])
+  })
+})

@@ -22,10 +22,7 @@ app.replaceChildren(
     h(
       'p',
       {},
-      'Every rate-limiting algorithm of @floodgate/core, running in your browser: the same code a server runs, on the page’s clock.',
-      clock.virtual
-        ? ' The clock is virtual: it moves only when told (window.__floodgate.clock.advance).'
-        : '',
+      'Every rate-limiting algorithm of @floodgate/core, running in your browser: the same code a server runs.',
     ),
   ),
   live.element,

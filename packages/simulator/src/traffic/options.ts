@@ -1,6 +1,7 @@
 import type { Duration } from '@floodgate/core'
 import { z } from 'zod'
-import { duration, instant, key, positive, positiveInt } from '../validate.js'
+import { cost, duration, instant, key, positive, positiveInt } from '../validate.js'
+import type { ArrivalsBuilder } from './builder.js'
 import { DEFAULT_KEY } from './types.js'
 
 /** Options every generator takes. */
@@ -12,7 +13,7 @@ export interface RequestOptions {
    */
   key?: string
   /**
-   * What each request costs.
+   * What each request costs: a finite number >= 0, rounded up to 1/1024 as core counts it (0 is free).
    * @default 1
    * @example 5
    */
@@ -52,7 +53,7 @@ export interface RateOptions {
 
 export const requestShape = {
   key: key().default(DEFAULT_KEY),
-  cost: positive().default(1),
+  cost: cost().default(1),
 }
 
 export const spanShape = {
@@ -67,6 +68,25 @@ export const rateShape = {
 
 export const seedShape = {
   seed: z.number({ error: 'a whole number' }).refine(Number.isSafeInteger, { error: 'a whole number' }),
+}
+
+/** Traffic from many clients at once. */
+export interface KeysOptions {
+  /**
+   * How many clients, each sending at the pattern's rate: `key-0`, `key-1`, ... (`client-0`, ... by
+   * default). With 1, the requests come from `key` itself.
+   * @default 1
+   * @example 1000
+   */
+  keys?: number
+}
+
+export const keysShape = { keys: positiveInt().default(1) }
+
+/** Register the clients of a pattern with `keys` clients; returns their key indices. */
+export function registerKeys(out: ArrivalsBuilder, key: string, keys: number): number[] {
+  if (keys === 1) return [out.key(key)]
+  return Array.from({ length: keys }, (_, k) => out.key(`${key}-${k}`))
 }
 
 export { positiveInt }

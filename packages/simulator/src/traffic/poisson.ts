@@ -4,10 +4,12 @@ import { parseOptions } from '../validate.js'
 import { ArrivalsBuilder } from './builder.js'
 import {
   endOf,
-  positiveInt,
+  type KeysOptions,
+  keysShape,
   type RateOptions,
   type RequestOptions,
   rateShape,
+  registerKeys,
   requestShape,
   type SpanOptions,
   seedShape,
@@ -17,19 +19,12 @@ import { exponentialGap, seededRandom } from './random.js'
 import type { Traffic } from './types.js'
 
 /** Options of {@link poisson}. */
-export interface PoissonOptions extends RateOptions, SpanOptions, RequestOptions {
+export interface PoissonOptions extends RateOptions, SpanOptions, RequestOptions, KeysOptions {
   /**
    * The random seed: the same seed gives the same arrivals.
    * @example 42
    */
   seed: number
-  /**
-   * How many independent clients, each sending at `rate`: `key-0`, `key-1`, ... (`client-0`, ... by
-   * default). With 1, the requests come from `key` itself.
-   * @default 1
-   * @example 1000
-   */
-  keys?: number
 }
 
 const schema = z.strictObject({
@@ -37,7 +32,7 @@ const schema = z.strictObject({
   ...spanShape,
   ...requestShape,
   ...seedShape,
-  keys: positiveInt().default(1),
+  ...keysShape,
 })
 
 /**
@@ -56,9 +51,7 @@ export function poisson(options: PoissonOptions): Traffic {
       const end = endOf(o, durationMs)
       const random = seededRandom(o.seed)
       const out = new ArrivalsBuilder(Math.ceil((end - o.start) / meanGap) + 16)
-      const keyIndex: number[] = []
-      if (o.keys === 1) keyIndex.push(out.key(o.key))
-      else for (let k = 0; k < o.keys; k++) keyIndex.push(out.key(`${o.key}-${k}`))
+      const keyIndex = registerKeys(out, o.key, o.keys)
       for (let t = o.start + exponentialGap(random, meanGap); t < end; t += exponentialGap(random, meanGap)) {
         const k = o.keys === 1 ? 0 : Math.floor(random() * o.keys)
         out.push(Math.floor(t), keyIndex[k], o.cost)

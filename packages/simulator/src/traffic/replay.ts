@@ -1,4 +1,5 @@
 import { RateLimitConfigError } from '@floodgate/core'
+import { COST_EXPECTED, isCost } from '../validate.js'
 import { ArrivalsBuilder } from './builder.js'
 import { type Arrivals, DEFAULT_KEY, type Traffic } from './types.js'
 
@@ -44,9 +45,7 @@ function rowOf(record: TraceRecord, i: number): Row {
   const { at, key = DEFAULT_KEY, cost = 1 } = record
   if (typeof at !== 'number' || !Number.isFinite(at)) invalid(`${where}.at`, at, 'a finite timestamp in ms')
   if (typeof key !== 'string' || key.length === 0) invalid(`${where}.key`, key, 'a non-empty string')
-  if (typeof cost !== 'number' || !Number.isFinite(cost) || cost <= 0) {
-    invalid(`${where}.cost`, cost, 'a finite number > 0')
-  }
+  if (!isCost(cost)) invalid(`${where}.cost`, cost, COST_EXPECTED)
   return { at, key, cost }
 }
 
@@ -113,7 +112,7 @@ export function parseTrace(text: string): TraceRecord[] {
       invalid(`trace line ${i + 1}`, line, 'a timestamp in ms, optionally followed by ,key and ,cost')
     }
     const cost = costText === undefined || costText === '' ? 1 : Number(costText)
-    if (!(cost > 0 && Number.isFinite(cost))) invalid(`trace line ${i + 1}`, line, 'a cost > 0 after the key')
+    if (!isCost(cost)) invalid(`trace line ${i + 1}`, line, `a cost after the key that is ${COST_EXPECTED}`)
     records.push({ at, ...(key ? { key } : {}), cost })
   }
   return records
