@@ -1,5 +1,5 @@
-// Fastify with layered limits, as the seeds put it: a loose per-IP limit to catch raw floods, a per-user
-// limit for fairness once the caller is known, and a stricter per-endpoint limit on an expensive route.
+// Fastify with the layered pattern: a loose per-IP limit to catch raw floods, a per-user limit for fairness
+// once the caller is known, and a stricter per-endpoint limit on an expensive route.
 // The numbers are small so that you can watch them with curl:
 //
 //   PORT=3000 node server.mjs

@@ -1,0 +1,77 @@
+// What the examples' READMEs promise, as assertions: the tests run them against the examples in the repository
+// and against copies installed from packed tarballs.
+import { expect } from 'vitest'
+
+/** `examples/demo`: both scenes' tables, the headers of a pass and of a refusal, and the 429 body. */
+export function expectDemoOutput(stdout: string): void {
+  const rows = stdout.split('\n').filter((line) => /^\s+\d+\s+GET \/hello/.test(line))
+  expect(rows.map((line) => line.trim().split(/\s+/)[3])).toEqual([
+    '200',
+    '200',
+    '200',
+    '200',
+    '200',
+    '429',
+    '429',
+    '429',
+  ])
+  expect(stdout).toContain('RateLimit-Policy: 5;w=30')
+  expect(stdout).toContain('Cache-Control: no-store')
+  expect(stdout).toMatch(/Retry-After: \d+/)
+  expect(stdout).toMatch(/\{"error":"rate_limited","message":"Too many requests, retry in \d+ seconds?\.",/)
+  // Scene 2: the third export is refused by 'export', the fourth search by 'ip'
+  expect(stdout).toMatch(/3\s+POST \/export\s+429\s+export\s+"ip";r=3;t=\d+, "export";r=0;t=60\s+60/)
+  expect(stdout).toMatch(/7\s+GET \/search\s+429\s+ip\s+"ip";r=0;t=\d+\s+\d+/)
+}
+
+interface Answer {
+  status: number
+  headers: Headers
+  body: any
+}
+
+async function send(url: string, { method = 'GET', user }: { method?: string; user?: string } = {}) {
+  const res = await fetch(url, { method, headers: user ? { 'x-user': user } : {} })
+  const answer: Answer = { status: res.status, headers: res.headers, body: await res.json() }
+  return answer
+}
+
+async function repeat(n: number, request: () => Promise<Answer>): Promise<Answer[]> {
+  const answers: Answer[] = []
+  for (let i = 0; i < n; i++) answers.push(await request())
+  return answers
+}
+
+/**
+ * The curl lines of the express-basic, fastify-basic and koa-basic READMEs, in their order, on a fresh server,
+ * with the statuses and bodies those READMEs document.
+ */
+export async function expectLayeredExample(base: string): Promise<void> {
+  const health = await send(`${base}/health`)
+  expect(health.status).toBe(200)
+  expect(health.headers.get('ratelimit-policy')).toBeNull()
+
+  const me = await send(`${base}/me`, { user: 'alice' })
+  expect(me.status).toBe(200)
+  expect(me.headers.get('ratelimit-policy')).not.toBeNull()
+  expect(me.body).toEqual({ user: 'alice', remaining: { ip: 29, user: 9 } })
+
+  const reports = await repeat(5, () => send(`${base}/reports`, { method: 'POST', user: 'alice' }))
+  expect(reports.map((r) => r.status)).toEqual([202, 202, 202, 429, 429])
+  const refused = reports[4]!
+  expect(refused.body).toMatchObject({ error: 'rate_limited', policy: 'reports' })
+  const retryAfter = Number(refused.headers.get('retry-after'))
+  expect(retryAfter).toBeGreaterThanOrEqual(50) // the rest of the minute since the first report
+  expect(retryAfter).toBeLessThanOrEqual(60)
+  expect(refused.headers.get('cache-control')).toBe('no-store')
+
+  // The two refusals spent nothing: 1 + 3 from each budget.
+  expect((await send(`${base}/me`, { user: 'alice' })).body).toEqual({
+    user: 'alice',
+    remaining: { ip: 25, user: 5 },
+  })
+
+  const anonymous = await repeat(11, () => send(`${base}/`))
+  expect(anonymous.map((r) => r.status)).toEqual([...Array(10).fill(200), 429])
+  expect(anonymous[10]!.body).toMatchObject({ error: 'rate_limited', policy: 'user' })
+}
