@@ -81,12 +81,12 @@ function spawnGroup({ cwd, command, args, env }: Command): Spawned {
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()))
   const stop = async () => {
     signalGroup(child, 'SIGTERM')
-    await exited
-    // The direct child has exited; give what it started up to 5 s to follow, then kill the rest.
+    // Up to 5 s for the child and whatever it started to exit, then kill what is left.
     for (let waited = 0; groupAlive(child) && waited < 5_000; waited += 50) {
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     signalGroup(child, 'SIGKILL')
+    await exited
     await closed
     running.delete(child)
   }
