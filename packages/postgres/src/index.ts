@@ -1,1 +1,21 @@
-export {}
+export { PostgresStoreError, type PostgresStoreErrorCode, sqlState } from './errors.js'
+export {
+  MIGRATION_SQL,
+  MIGRATION_VERSION,
+  type MigrationOptions,
+  migrate,
+  migrationSql,
+  type Queryable,
+} from './migration.js'
+export type {
+  FailMode,
+  PostgresClient,
+  PostgresPool,
+  PostgresStoreErrorEvent,
+  PostgresStoreOptions,
+  StoreQuery,
+  SweepOptions,
+} from './options.js'
+export { PostgresStore } from './store.js'
+export { MAX_STORED_KEY_LENGTH, storedKey } from './stored-key.js'
+export type { DecisionSource, PostgresDecision } from './wire.js'

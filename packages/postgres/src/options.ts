@@ -1,0 +1,217 @@
+import type { FailMode, Store } from '@floodgate/core'
+import { fn, parseOptions, positive, positiveInt, storeSchema } from '@floodgate/core/internal'
+import { z } from 'zod'
+import { DEFAULT_LOCATION } from './sql/location.js'
+import { schemaName, tableName } from './validate.js'
+
+/** A query as the store sends it: a named (prepared) statement, its values, rows as arrays, its own parsers. */
+export interface StoreQuery {
+  name: string
+  text: string
+  values: unknown[]
+  rowMode: 'array'
+  types: { getTypeParser(oid: number, format?: string): (value: string) => unknown }
+}
+
+/** A client checked out of the pool, as the store uses it. */
+export interface PostgresClient {
+  query(
+    query: StoreQuery,
+    callback: (error: Error | null | undefined, result: { rows: unknown[][] }) => void,
+  ): void
+}
+
+/**
+ * The `pg` Pool, as the few things the store uses: `connect(callback)` to check out a client (given back
+ * with `release()`, or `release(error)` to discard a broken one), and its `'error'` event. `new Pool(...)`
+ * from `pg` fits, and so does any pool with the same shape.
+ */
+export interface PostgresPool {
+  connect(
+    callback: (
+      error: Error | null | undefined,
+      client: PostgresClient | undefined,
+      release: (error?: Error) => void,
+    ) => void,
+  ): void
+  on(event: 'error', listener: (error: Error) => void): unknown
+  removeListener(event: 'error', listener: (error: Error) => void): unknown
+}
+
+export type { FailMode }
+
+/** What `onError` is told about a failure. */
+export interface PostgresStoreErrorEvent {
+  /** The store method that failed (`'sweep'`: removing expired rows, on its own or when called). */
+  operation: 'consume' | 'consumeAll' | 'peek' | 'refund' | 'reset' | 'sweep'
+  /** The key, as the store received it (for `consumeAll`, the first item's; for `sweep`, empty). */
+  key: string
+  /** The fail mode the decision took. */
+  failMode: FailMode
+  /** Whether the error was a time bound: `timeoutMs`, or `lockTimeoutMs` inside PostgreSQL. */
+  timedOut: boolean
+}
+
+/** How expired rows are swept as decisions are made. */
+export interface SweepOptions {
+  /**
+   * Sweep after this many decisions (each item of a `consumeAll` counts), in the background, one sweep at a
+   * time; when a sweep deletes a whole batch, the next one starts with the next decision.
+   * @default 1000
+   * @example 10_000
+   */
+  every?: number
+  /**
+   * The most rows one sweep deletes.
+   * @default 1000
+   * @example 5000
+   */
+  batch?: number
+}
+
+/** Options of {@link PostgresStore}. */
+export interface PostgresStoreOptions {
+  /**
+   * The `pg` Pool. The store never ends it: you own it. Give it a `connectionTimeoutMillis` so that a database
+   * that does not answer cannot hold its connection slots.
+   * @example new Pool({ connectionString: process.env.DATABASE_URL, max: 10, connectionTimeoutMillis: 1000 })
+   */
+  pool: PostgresPool
+  /**
+   * The schema that `migrate()` created the table and functions in.
+   * @default 'public'
+   * @example 'rate_limits'
+   */
+  schema?: string
+  /**
+   * The table's name, as given to `migrate()`.
+   * @default 'floodgate'
+   * @example 'api_limits'
+   */
+  table?: string
+  /**
+   * The most a decision waits for PostgreSQL, in ms (checking out a connection included). Past it the
+   * decision is taken by `failMode`, the connection is discarded, and PostgreSQL is not waited on again for
+   * `cooldownMs`.
+   * @default 500
+   * @example 100
+   */
+  timeoutMs?: number
+  /**
+   * The most a decision waits inside PostgreSQL for a lock another session holds on its key's row (or the
+   * table), in whole ms (`SET LOCAL lock_timeout`). Past it the decision is taken by `failMode` (reported with
+   * `timedOut: true`), without counting as an outage: the other keys go on being decided. Below `timeoutMs`.
+   * @default half of timeoutMs
+   * @example 50
+   */
+  lockTimeoutMs?: number
+  /**
+   * What a decision is when PostgreSQL fails or times out: `'open'` allows the request, `'closed'` refuses
+   * it, `'fallback'` asks the `fallback` store (an in-memory insurance limiter, per process). The decision
+   * says which (`source: 'fail-open' | 'fail-closed' | 'fallback'`), and `onError` is called.
+   * @default 'open'
+   * @example 'fallback'
+   */
+  failMode?: FailMode
+  /**
+   * The store `failMode: 'fallback'` decides with while PostgreSQL is unavailable. Its limits count per
+   * process.
+   * @default new MemoryStore() (when failMode is 'fallback')
+   * @example new MemoryStore({ maxKeys: 100_000 })
+   */
+  fallback?: Store
+  /**
+   * After a timeout or a connection error, how long (ms) decisions take the fail mode at once, without
+   * trying PostgreSQL. Also the `retryAfterMs` of a fail-closed refusal.
+   * @default 1000
+   * @example 250
+   */
+  cooldownMs?: number
+  /**
+   * How long (ms) a row is kept after its state has become equal to a fresh one, before a sweep may delete
+   * it. Keeping it longer changes no decision; it keeps a slow caller's (or a test's virtual clock's) view of
+   * time from being outrun by the sweep, which goes by the database's clock.
+   * @default 2000
+   * @example 0
+   */
+  expiryGraceMs?: number
+  /**
+   * Wait for each decision's commit to reach the disk (PostgreSQL's `synchronous_commit` as the server sets
+   * it). Off by default: decisions commit with `synchronous_commit = off`, which saves the WAL flush on every
+   * decision; a crash of the database server may then lose the last fraction of a second of counts (never
+   * corrupting the table). Has no effect on an `unlogged` table, which a crash empties anyway.
+   * @default false
+   * @example true
+   */
+  synchronousCommit?: boolean
+  /**
+   * Remove expired rows as decisions are made, in bounded batches that never lock the table: `{ every,
+   * batch }`, or `false` to sweep only when you call `store.sweep()` (from a cron job, say).
+   * @default { every: 1000, batch: 1000 }
+   * @example { every: 10_000, batch: 5000 }
+   */
+  sweep?: false | SweepOptions
+  /**
+   * Called with every PostgreSQL error or timeout (not with the fail-fast decisions taken while the circuit
+   * is open). It must not throw.
+   * @default undefined (none)
+   * @example (error, event) => log.warn({ err: error, ...event }, 'rate limiter store failed')
+   */
+  onError?: (error: Error, event: PostgresStoreErrorEvent) => void
+}
+
+const isPool = (v: unknown): v is PostgresPool =>
+  typeof v === 'object' &&
+  v !== null &&
+  ['connect', 'on', 'removeListener'].every((m) => typeof (v as Record<string, unknown>)[m] === 'function')
+const wholeMs = (expected: string) =>
+  z.number({ error: expected }).refine((n) => Number.isSafeInteger(n) && n >= 0, { error: expected })
+const LOCK_TIMEOUT = 'a whole number of ms >= 1, below timeoutMs'
+
+const schema = z
+  .strictObject({
+    pool: z.custom<PostgresPool>(isPool, { error: "a pg Pool (new Pool() from 'pg')" }),
+    schema: schemaName().default(DEFAULT_LOCATION.schema),
+    table: tableName().default(DEFAULT_LOCATION.table),
+    timeoutMs: positive('a number of ms > 0').default(500),
+    lockTimeoutMs: positiveInt(LOCK_TIMEOUT).optional(),
+    failMode: z
+      .enum(['open', 'closed', 'fallback'], { error: "'open', 'closed' or 'fallback'" })
+      .default('open'),
+    fallback: storeSchema.optional(),
+    cooldownMs: positive('a number of ms > 0').default(1000),
+    expiryGraceMs: wholeMs('a whole number of ms >= 0').default(2000),
+    synchronousCommit: z.boolean({ error: 'true or false' }).default(false),
+    sweep: z
+      .union(
+        [
+          z.literal(false),
+          z.strictObject({
+            every: positiveInt().default(1000),
+            batch: positiveInt().default(1000),
+          }),
+        ],
+        { error: 'false or { every, batch }' },
+      )
+      .default({ every: 1000, batch: 1000 }),
+    onError: fn('a function').optional(),
+  })
+  .refine((o) => o.lockTimeoutMs === undefined || o.lockTimeoutMs < o.timeoutMs, {
+    path: ['lockTimeoutMs'],
+    error: LOCK_TIMEOUT,
+  })
+
+export type ParsedOptions = Omit<z.output<typeof schema>, 'lockTimeoutMs' | 'onError'> & {
+  lockTimeoutMs: number
+  onError: PostgresStoreOptions['onError']
+}
+
+/** Validate the options, or throw a `RateLimitConfigError` naming the option, the value and what is allowed. */
+export function parseStoreOptions(options: PostgresStoreOptions): ParsedOptions {
+  const parsed = parseOptions(schema, options, 'PostgresStore')
+  return {
+    ...parsed,
+    lockTimeoutMs: parsed.lockTimeoutMs ?? Math.max(1, Math.floor(parsed.timeoutMs / 2)),
+    onError: parsed.onError as PostgresStoreOptions['onError'],
+  }
+}

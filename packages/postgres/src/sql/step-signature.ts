@@ -1,0 +1,26 @@
+import { type Location, qualified } from './location.js'
+
+/**
+ * What every algorithm's step function looks like, so that the dispatcher can call any of them with the same
+ * arguments: the state (`NULL` when the key has none: the fresh state), the operation (`'c'` consume, `'p'`
+ * peek, `'r'` refund), the time in ms, the cost, and four parameter slots, each algorithm naming its own
+ * (unused slots are `NULL`). A step is pure (`IMMUTABLE`): it reads no table and returns the decision, the
+ * state to store, how long to keep it (`ttl`, ms from now; 0 or less: the state is fresh again, delete it),
+ * and whether to write at all (`write`: a refusal, a peek and a refund of nothing write nothing), as the
+composite type `<table>_result`; `body` gets that type's name, to cast the row it returns.
+ */
+export function stepFunction(
+  location: Location,
+  suffix: '_fixed_window' | '_sliding_window_counter' | '_sliding_window_log' | '_bucket' | '_gcra',
+  params: readonly [string, string, string, string],
+  body: (result: string) => string,
+): string {
+  const [p1, p2, p3, p4] = params
+  return `CREATE OR REPLACE FUNCTION ${qualified(location, suffix)}(
+  state float8[], op text, now_ms float8, cost float8, ${p1} float8, ${p2} float8, ${p3} float8, ${p4} float8
+) RETURNS ${qualified(location, '_result')}
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $step$
+${body(qualified(location, '_result')).trim()}
+$step$;
+`
+}

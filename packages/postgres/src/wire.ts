@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto'
+import type { Algorithm, AlgorithmKind, Decision, FailSource } from '@floodgate/core'
+import type { StoreQuery } from './options.js'
+import { type Location, qualified } from './sql/location.js'
+
+/** Where a PostgresStore decision came from: the database, or a fail mode. */
+export type DecisionSource = 'postgres' | FailSource
+
+/** A {@link Decision} that also says where it came from. */
+export interface PostgresDecision extends Decision {
+  source: DecisionSource
+}
+
+/** The operations of a one-key decision, as the SQL spells them. */
+export type Operation = 'consume' | 'peek' | 'refund'
+export const OPS: Record<Operation, string> = { consume: 'c', peek: 'p', refund: 'r' }
+
+/** The parameters each algorithm's step function takes, in order, from `algorithm.params` (four slots). */
+const PARAMS: Record<AlgorithmKind, readonly string[]> = {
+  'fixed-window': ['limit', 'windowMs'],
+  'sliding-window-counter': ['limit', 'windowMs'],
+  'sliding-window-log': ['limit', 'windowMs'],
+  'token-bucket': ['capacity', 'rate', 'intervalMs', 'shape'],
+  'leaky-bucket': ['capacity', 'rate', 'intervalMs', 'shape'],
+  gcra: ['emissionMs', 'toleranceMs', 'burst'],
+}
+
+/** How many parameter slots every step function has. */
+export const PARAM_SLOTS = 4
+
+/**
+ * An algorithm's parameters for its step function, `null` in unused slots. `pg` sends a number as
+ * `String(n)`, the shortest text that parses back to the same double, so the SQL computes with exactly the
+ * numbers the TypeScript does.
+ */
+export function stepParams(algorithm: Algorithm): (number | null)[] {
+  const names = PARAMS[algorithm.kind]
+  if (!names) {
+    throw new TypeError(
+      `PostgresStore runs the algorithms of @floodgate/core; it has no step for kind '${String(algorithm.kind)}'`,
+    )
+  }
+  const params: (number | null)[] = names.map((name) => {
+    const value = algorithm.params[name]
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      throw new TypeError(`Expected the ${algorithm.kind} algorithm to have a numeric params.${name}`)
+    }
+    return value
+  })
+  while (params.length < PARAM_SLOTS) params.push(null)
+  return params
+}
+
+const DECISION_COLUMNS = 'allowed, remaining, reset_ms, retry_after_ms, delay_ms'
+
+/** The store's statements for one location, each prepared once per connection (a named statement). */
+export interface Statements {
+  readonly decide: Pick<StoreQuery, 'name' | 'text'>
+  readonly consumeAll: Pick<StoreQuery, 'name' | 'text'>
+  readonly reset: Pick<StoreQuery, 'name' | 'text'>
+  readonly sweep: Pick<StoreQuery, 'name' | 'text'>
+}
+
+/** A statement's name: short (PostgreSQL keeps 63 bytes of it) and different for any other text. */
+const named = (text: string) => ({
+  name: `floodgate_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`,
+  text,
+})
+const placeholders = (n: number) => Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ')
+
+export function statements(location: Location): Statements {
+  return {
+    decide: named(`SELECT ${DECISION_COLUMNS} FROM ${qualified(location, '_decide')}(${placeholders(13)})`),
+    consumeAll: named(
+      `SELECT ${DECISION_COLUMNS} FROM ${qualified(location, '_consume_all')}(${placeholders(9)}) WITH ORDINALITY ORDER BY ordinality`,
+    ),
+    reset: named(`SELECT FROM ${qualified(location, '_reset')}($1, $2, $3, $4)`),
+    sweep: named(`SELECT ${qualified(location, '_sweep')}($1, $2) AS deleted`),
+  }
+}
+
+/**
+ * The store's own parsers for what its statements return (booleans, doubles, integers), so a pool whose
+ * type parsers were changed (`pg.types.setTypeParser`) still gives the store what it expects. A double
+ * arrives as PostgreSQL's shortest exact text (`extra_float_digits` >= 1, the default since PostgreSQL 12),
+ * `Infinity` included, which `Number` reads back to the same double.
+ */
+export const TYPES: StoreQuery['types'] = {
+  getTypeParser(oid) {
+    if (oid === 16) return (text) => text === 't'
+    if (oid === 701 || oid === 23) return Number
+    return (text) => text
+  },
+}
+
+/** A decision from a row of `allowed, remaining, reset_ms, retry_after_ms, delay_ms`; throws on anything else. */
+export function parseRow(row: unknown, algorithm: Algorithm): PostgresDecision {
+  if (
+    !Array.isArray(row) ||
+    row.length !== 5 ||
+    typeof row[0] !== 'boolean' ||
+    row.slice(1).some((n) => typeof n !== 'number' || Number.isNaN(n))
+  ) {
+    throw new TypeError(`Unexpected row from a Floodgate function: ${JSON.stringify(row)?.slice(0, 80)}`)
+  }
+  const [allowed, remaining, resetMs, retryAfterMs, delayMs] = row as [
+    boolean,
+    number,
+    number,
+    number,
+    number,
+  ]
+  return {
+    allowed,
+    limit: algorithm.limit,
+    remaining,
+    resetMs,
+    retryAfterMs,
+    delayMs,
+    policy: '',
+    source: 'postgres',
+  }
+}
