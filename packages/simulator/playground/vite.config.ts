@@ -39,5 +39,4 @@ export default defineConfig({
   server: { host: '127.0.0.1', port: 5173, fs: { allow: [here('../../..')] } },
   preview: { host: '127.0.0.1', port: 4173 },
   build: { outDir: here('dist'), emptyOutDir: true, target: 'es2022' },
-  logLevel: 'warn',
 })

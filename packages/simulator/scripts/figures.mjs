@@ -16,6 +16,27 @@ const seconds = (ms) => Array.from(ms, (t) => t / 1000)
 /** The state is read at each tick's last millisecond: plot it there. */
 const tickEnds = (timeline) => Array.from(timeline.start, (t) => (t + timeline.tickMs) / 1000)
 
+/** Admitted and refused requests per tick, stacked: the lower panel of the bucket charts. */
+function requestsPanel(timeline, max, notes) {
+  const x = seconds(timeline.start)
+  const bars = (label, y, style) => ({
+    label,
+    kind: 'bars',
+    x,
+    y,
+    barWidth: (3 * timeline.tickMs) / 1000, // three ticks wide, so that a single request shows
+    style,
+  })
+  return {
+    title: `Requests, per ${timeline.tickMs} ms`,
+    y: { label: 'requests', max },
+    height: 150,
+    stacked: true,
+    series: [bars('admitted (200)', timeline.admitted, 0), bars('refused (429)', timeline.refused, 1)],
+    notes,
+  }
+}
+
 function boundaryBurstFigure() {
   const limit = 100
   const traffic = boundaryBurst({ limit, window: '1m' })
@@ -88,35 +109,11 @@ function tokenBucketFigure() {
           { x: 1.62, y: 3, text: 'refills 1 token / 100 ms' },
         ],
       },
-      {
-        title: 'Requests, per 10 ms',
-        y: { label: 'requests', max: 12 },
-        height: 150,
-        stacked: true,
-        series: [
-          {
-            label: 'admitted (200)',
-            kind: 'bars',
-            x: seconds(t.start),
-            y: t.admitted,
-            barWidth: 0.03,
-            style: 0,
-          },
-          {
-            label: 'refused (429)',
-            kind: 'bars',
-            x: seconds(t.start),
-            y: t.refused,
-            barWidth: 0.03,
-            style: 1,
-          },
-        ],
-        notes: [
-          { x: 1.04, y: 10.6, text: `11th: 429, retry after ${retry[10]} ms` },
-          { x: 1.2, y: 3, text: `1.1 s: 200 · 1.15 s: 429, retry after ${retry[12]} ms` },
-          { x: 2.54, y: 6.6, text: '6 of 10 tokens: all pass' },
-        ],
-      },
+      requestsPanel(t, 12, [
+        { x: 1.04, y: 10.6, text: `11th: 429, retry after ${retry[10]} ms` },
+        { x: 1.2, y: 3, text: `1.1 s: 200 · 1.15 s: 429, retry after ${retry[12]} ms` },
+        { x: 2.54, y: 6.6, text: '6 of 10 tokens: all pass' },
+      ]),
     ],
   })
 }
@@ -192,37 +189,13 @@ function gcraFigure() {
           { x: 1.6, y: 578, text: 'rested at 1.5 s, then at the tolerance: 1 per 100 ms passes' },
         ],
       },
-      {
-        title: 'Requests, per 10 ms',
-        y: { label: 'requests', max: 9 },
-        height: 150,
-        stacked: true,
-        series: [
-          {
-            label: 'admitted (200)',
-            kind: 'bars',
-            x: seconds(t.start),
-            y: t.admitted,
-            barWidth: 0.03,
-            style: 0,
-          },
-          {
-            label: 'refused (429)',
-            kind: 'bars',
-            x: seconds(t.start),
-            y: t.refused,
-            barWidth: 0.03,
-            style: 1,
-          },
-        ],
-        notes: [
-          {
-            x: 0.54,
-            y: 8.2,
-            text: `burst of 8: ${sim.decisions.allowed.slice(0, 8).reduce((a, b) => a + b, 0)} pass`,
-          },
-        ],
-      },
+      requestsPanel(t, 9, [
+        {
+          x: 0.54,
+          y: 8.2,
+          text: `burst of 8: ${sim.decisions.allowed.slice(0, 8).reduce((a, b) => a + b, 0)} pass`,
+        },
+      ]),
     ],
   })
 }

@@ -1,5 +1,6 @@
 // The answers the simulator shows are those core's HTTP handler sends: same status, same headers.
 import {
+  type Algorithm,
   createRateLimitHandler,
   gcra,
   leakyBucket,
@@ -7,9 +8,21 @@ import {
   slidingWindowCounter,
   tokenBucket,
 } from '@floodgate/core'
-import { virtualClock } from '@floodgate/testkit'
+import { type VirtualClock, virtualClock } from '@floodgate/testkit'
 import { describe, expect, it } from 'vitest'
 import { answerer, createSession } from '../src/index.js'
+
+/** Core's real HTTP handler over one global key, on a virtual clock: `send()` is one request to it. */
+function realHandler(algorithm: Algorithm, clock: VirtualClock, cost = 1) {
+  const handler = createRateLimitHandler({
+    limits: [{ name: 'playground', key: 'global', algorithm, cost }],
+    store: new MemoryStore({ clock: clock.now }),
+    clock: clock.now,
+    headers: 'draft-6',
+  })
+  const request = { ip: '192.0.2.1', method: 'GET', route: '/', path: '/', headers: {}, native: null }
+  return { send: () => handler.handle(request) }
+}
 
 const cases = [
   tokenBucket({ capacity: 10, refillRate: 1, interval: '100ms' }),
@@ -21,24 +34,12 @@ const cases = [
 describe.each(cases)('answers for $id', (algorithm) => {
   it('match the handler request for request: status, Retry-After and the draft-6 headers', async () => {
     const clock = virtualClock(1_700_000_000_000)
-    const handler = createRateLimitHandler({
-      limits: [{ name: 'playground', key: 'global', algorithm }],
-      store: new MemoryStore({ clock: clock.now }),
-      clock: clock.now,
-      headers: 'draft-6',
-    })
+    const handler = realHandler(algorithm, clock)
     const session = createSession(algorithm)
     const gaps = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 40, 60, 99, 1, 700, 2300, 0, 0, 0, 5000, 0, 0, 0, 0, 0]
     for (const gap of gaps) {
       clock.advance(gap)
-      const outcome = await handler.handle({
-        ip: '192.0.2.1',
-        method: 'GET',
-        route: '/',
-        path: '/',
-        headers: {},
-        native: null,
-      })
+      const outcome = await handler.send()
       const { answer } = session.send(clock.now())
       expect(answer.status).toBe(outcome.allowed ? 200 : outcome.status)
       for (const [name, value] of Object.entries(answer.headers))
@@ -51,20 +52,7 @@ describe.each(cases)('answers for $id', (algorithm) => {
 describe('answerer', () => {
   it('answers 413 without Retry-After to a request that can never pass, as the handler does', async () => {
     const algorithm = tokenBucket({ capacity: 2, refillRate: 1 })
-    const clock = virtualClock(0)
-    const handler = createRateLimitHandler({
-      limits: [{ name: 'playground', key: 'global', algorithm, cost: 3 }],
-      store: new MemoryStore({ clock: clock.now }),
-      clock: clock.now,
-    })
-    const outcome = await handler.handle({
-      ip: '192.0.2.1',
-      method: 'GET',
-      route: '/',
-      path: '/',
-      headers: {},
-      native: null,
-    })
+    const outcome = await realHandler(algorithm, virtualClock(0), 3).send()
     const { answer } = createSession(algorithm).send(0, 3)
     expect(answer.status).toBe(413)
     expect(outcome.status).toBe(413)

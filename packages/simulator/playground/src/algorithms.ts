@@ -7,22 +7,28 @@ import {
   slidingWindowLog,
   tokenBucket,
 } from '@floodgate/core'
-import { h, type SliderSpec, select, slider } from './controls.js'
+import { type Choice, type ChoiceForm, choiceForm, type SliderSpec } from './controls.js'
 
 /** One algorithm the page offers: its settings as sliders, and how to build it from them. */
-export interface AlgorithmChoice {
-  readonly id: string
-  readonly name: string
-  readonly settings: readonly SliderSpec[]
-  create(values: Readonly<Record<string, number>>): Algorithm
-}
+export type AlgorithmChoice = Choice<Algorithm>
+
+/** The leaky bucket in either mode: the same settings. */
+const leaky = (mode: 'shape' | 'police'): AlgorithmChoice => ({
+  id: `leaky-bucket-${mode}`,
+  name: `Leaky bucket (${mode})`,
+  settings: [
+    { name: 'capacity', label: 'bucket size', min: 1, max: 50, step: 1, value: 10, unit: 'requests' },
+    { name: 'leak', label: 'leak: 1 request every', min: 10, max: 2000, step: 10, value: 100, unit: 'ms' },
+  ],
+  create: (v) => leakyBucket({ capacity: v.capacity!, leakRate: 1, interval: v.leak!, mode }),
+})
 
 const windowSettings: readonly SliderSpec[] = [
   { name: 'limit', label: 'limit', min: 1, max: 50, step: 1, value: 10, unit: 'requests' },
   { name: 'window', label: 'window', min: 100, max: 10_000, step: 100, value: 1000, unit: 'ms' },
 ]
 
-export const choices: readonly AlgorithmChoice[] = [
+const choices: readonly AlgorithmChoice[] = [
   {
     id: 'token-bucket',
     name: 'Token bucket',
@@ -40,24 +46,8 @@ export const choices: readonly AlgorithmChoice[] = [
     ],
     create: (v) => tokenBucket({ capacity: v.capacity!, refillRate: 1, interval: v.refill! }),
   },
-  {
-    id: 'leaky-bucket-shape',
-    name: 'Leaky bucket (shape)',
-    settings: [
-      { name: 'capacity', label: 'bucket size', min: 1, max: 50, step: 1, value: 10, unit: 'requests' },
-      { name: 'leak', label: 'leak: 1 request every', min: 10, max: 2000, step: 10, value: 100, unit: 'ms' },
-    ],
-    create: (v) => leakyBucket({ capacity: v.capacity!, leakRate: 1, interval: v.leak!, mode: 'shape' }),
-  },
-  {
-    id: 'leaky-bucket-police',
-    name: 'Leaky bucket (police)',
-    settings: [
-      { name: 'capacity', label: 'bucket size', min: 1, max: 50, step: 1, value: 10, unit: 'requests' },
-      { name: 'leak', label: 'leak: 1 request every', min: 10, max: 2000, step: 10, value: 100, unit: 'ms' },
-    ],
-    create: (v) => leakyBucket({ capacity: v.capacity!, leakRate: 1, interval: v.leak!, mode: 'police' }),
-  },
+  leaky('shape'),
+  leaky('police'),
   {
     id: 'gcra',
     name: 'GCRA',
@@ -87,55 +77,9 @@ export const choices: readonly AlgorithmChoice[] = [
   },
 ]
 
-/** The choice of `id` (the token bucket when unknown). */
-export const choiceOf = (id: string): AlgorithmChoice => choices.find((c) => c.id === id) ?? choices[0]!
-
-/** An algorithm picker on the page. */
-export interface Picker {
-  readonly element: HTMLElement
-  /** The algorithm as the picker is set now. */
-  algorithm(): Algorithm
-  choice(): AlgorithmChoice
-}
-
-/**
- * An algorithm picker: a select of every algorithm and the chosen one's sliders. Calls `onChange` whenever
- * the choice or a setting changes; `algorithm()` builds the algorithm as set.
- */
-export function algorithmPicker(prefix: string, initial: string, onChange: () => void): Picker {
-  const settings = h('div', { class: 'settings' })
-  let choice = choiceOf(initial)
-  let values: Record<string, number> = {}
-  const showSettings = () => {
-    values = Object.fromEntries(choice.settings.map((s) => [s.name, s.value]))
-    settings.replaceChildren(
-      ...choice.settings.map((s) =>
-        slider(
-          s,
-          (value) => {
-            values[s.name] = value
-            onChange()
-          },
-          `${prefix}-${s.name}`,
-        ),
-      ),
-    )
-  }
-  const picker = select(
-    `${prefix}-algorithm`,
-    'algorithm',
-    choices.map((c) => [c.id, c.name]),
-    choice.id,
-    (id) => {
-      choice = choiceOf(id)
-      showSettings()
-      onChange()
-    },
-  )
-  showSettings()
-  return {
-    element: h('div', { class: 'picker' }, picker, settings),
-    algorithm: () => choice.create(values),
-    choice: () => choice,
-  }
-}
+/** A select of every algorithm and the chosen one's sliders (`${prefix}-algorithm`, `${prefix}-capacity`, ...). */
+export const algorithmPicker = (
+  prefix: string,
+  initial: string,
+  onChange: () => void,
+): ChoiceForm<Algorithm> => choiceForm(prefix, 'algorithm', choices, initial, onChange)

@@ -55,3 +55,61 @@ export function select(
   input.addEventListener('change', () => onChange(input.value))
   return h('label', { class: 'select' }, h('span', {}, label), input)
 }
+
+/** One option of a choice form: its settings as sliders, and what to build from them. */
+export interface Choice<T> {
+  readonly id: string
+  readonly name: string
+  readonly settings: readonly SliderSpec[]
+  create(values: Readonly<Record<string, number>>): T
+}
+
+/** A choice on the page: a select of the options and the chosen one's sliders. */
+export interface ChoiceForm<T> {
+  readonly element: HTMLElement
+  /** What the form is set to now, built. */
+  build(): T
+  choice(): Choice<T>
+}
+
+/**
+ * A select of `choices` (its id is `${prefix}-${label}`) and the chosen one's sliders (`${prefix}-${name}`);
+ * calls `onChange` when the choice or a setting changes.
+ */
+export function choiceForm<T>(
+  prefix: string,
+  label: string,
+  choices: readonly Choice<T>[],
+  initial: string,
+  onChange: () => void,
+): ChoiceForm<T> {
+  const find = (id: string) => choices.find((c) => c.id === id) ?? choices[0]!
+  const settings = h('div', { class: 'settings' })
+  let choice = find(initial)
+  let values: Record<string, number> = {}
+  const showSettings = () => {
+    values = Object.fromEntries(choice.settings.map((s) => [s.name, s.value]))
+    const changed = (name: string) => (value: number) => {
+      values[name] = value
+      onChange()
+    }
+    settings.replaceChildren(...choice.settings.map((s) => slider(s, changed(s.name), `${prefix}-${s.name}`)))
+  }
+  const picker = select(
+    `${prefix}-${label}`,
+    label,
+    choices.map((c) => [c.id, c.name]),
+    choice.id,
+    (id) => {
+      choice = find(id)
+      showSettings()
+      onChange()
+    },
+  )
+  showSettings()
+  return {
+    element: h('div', { class: 'picker' }, picker, settings),
+    build: () => choice.create(values),
+    choice: () => choice,
+  }
+}

@@ -59,7 +59,7 @@ export function livePanel(clock: PageClock): { element: HTMLElement; handle: Liv
     bucket.innerHTML = drawBucket(session.reader, session.state(clock.now()))
   }
   const restart = () => {
-    session = createSession(picker.algorithm())
+    session = createSession(picker.build())
     exchanges = []
     strip.replaceChildren()
     headline.textContent = `${picker.choice().name}: a fresh key. Send a request.`

@@ -47,8 +47,8 @@ export function sideBySidePanel(): HTMLElement {
   const charts = h('div', { class: 'charts', id: 'compare-charts' })
   const verdict = h('p', { class: 'headline', id: 'compare-verdict' })
   const run = () => {
-    const first = a.algorithm()
-    const second = b.algorithm()
+    const first = a.build()
+    const second = b.build()
     const durationMs = form.durationMs()
     const result = compare({
       algorithms: [first, second],

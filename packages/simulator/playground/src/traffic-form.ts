@@ -1,14 +1,7 @@
 import { boundaryBurst, burst, onOff, poisson, steady, type Traffic } from '@floodgate/simulator'
-import { h, type SliderSpec, select, slider } from './controls.js'
+import { type Choice, choiceForm, h, slider } from './controls.js'
 
-interface TrafficChoice {
-  readonly id: string
-  readonly name: string
-  readonly settings: readonly SliderSpec[]
-  create(values: Readonly<Record<string, number>>): Traffic
-}
-
-const choices: readonly TrafficChoice[] = [
+const choices: readonly Choice<Traffic>[] = [
   {
     id: 'boundary-burst',
     name: 'Boundary burst',
@@ -62,36 +55,8 @@ export function trafficForm(onChange: () => void): {
   traffic(): Traffic
   durationMs(): number
 } {
-  let choice = choices[0]!
-  let values: Record<string, number> = {}
   let durationMs = 3000
-  const settings = h('div', { class: 'settings' })
-  const show = () => {
-    values = Object.fromEntries(choice.settings.map((s) => [s.name, s.value]))
-    settings.replaceChildren(
-      ...choice.settings.map((s) =>
-        slider(
-          s,
-          (value) => {
-            values[s.name] = value
-            onChange()
-          },
-          `traffic-${s.name}`,
-        ),
-      ),
-    )
-  }
-  const picker = select(
-    'traffic',
-    'traffic',
-    choices.map((c) => [c.id, c.name]),
-    choice.id,
-    (id) => {
-      choice = choices.find((c) => c.id === id) ?? choices[0]!
-      show()
-      onChange()
-    },
-  )
+  const pattern = choiceForm('traffic', 'pattern', choices, 'boundary-burst', onChange)
   const duration = slider(
     {
       name: 'duration',
@@ -108,10 +73,9 @@ export function trafficForm(onChange: () => void): {
     },
     'traffic-duration',
   )
-  show()
   return {
-    element: h('div', { class: 'picker traffic' }, picker, settings, duration),
-    traffic: () => choice.create(values),
+    element: h('div', { class: 'traffic' }, pattern.element, duration),
+    traffic: () => pattern.build(),
     durationMs: () => durationMs,
   }
 }
