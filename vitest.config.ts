@@ -15,6 +15,8 @@ export default defineConfig({
       '@floodgate/fastify': pkg('fastify'),
       '@floodgate/koa': pkg('koa'),
       '@floodgate/testkit': pkg('testkit'),
+      '@floodgate/adapter-suite': pkg('adapter-suite'),
+      '@floodgate/client/undici': pkg('client', 'undici'),
       '@floodgate/client': pkg('client'),
       '@floodgate/simulator': pkg('simulator'),
       '@floodgate/postgres': pkg('postgres'),

@@ -15,7 +15,14 @@ export { RATE_LIMIT_DEFAULTS } from './http/options/defaults.js'
 export { mergeRateLimitOptions } from './http/options/merge.js'
 export { defaultName, type ParsedRateLimitOptions, rateLimitOptionsSchema } from './http/options/schema.js'
 export { retryMessage } from './http/responses.js'
-export { compileWarnings, ERRORS_DOC, WARNINGS, type WarningCode, warnOnce } from './http/warnings.js'
+export {
+  compileWarnings,
+  ERRORS_DOC,
+  forgetRaisedWarnings,
+  WARNINGS,
+  type WarningCode,
+  warnOnce,
+} from './http/warnings.js'
 export { sha256Text } from './store-keys/sha256.js'
 export {
   boundKeyPart,

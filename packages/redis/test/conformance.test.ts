@@ -1,42 +1,47 @@
 import { describeStoreConformance, type StoreFactory } from '@floodgate/testkit'
-import type { Redis, RedisOptions } from 'ioredis'
+import type { Redis } from 'ioredis'
 import { RedisStore, type RedisStoreOptions } from '../src/index.js'
-import { sharedClient, testPrefix } from './helpers.js'
+import { type ClientName, type Resilience, sharedTestClient, type TestClient, testPrefix } from './helpers.js'
 
-const clients = new Map<RedisStore, Redis>()
+const clients = new Map<RedisStore, TestClient>()
 
 /** A RedisStore on its own client and prefix; the conformance run closes both. */
 function redisFactory(
-  name: string,
-  clientOptions: RedisOptions = {},
+  name: ClientName,
+  prefix: string,
+  resilience: Resilience = {},
   narrow?: (client: Redis) => RedisStoreOptions['client'],
 ): StoreFactory {
   return {
     async create() {
-      const client = await sharedClient(clientOptions)
+      const opened = await sharedTestClient(name, resilience)
       const store = new RedisStore({
-        client: narrow ? narrow(client) : client,
-        prefix: testPrefix(name),
+        client: narrow ? narrow(opened.client as Redis) : opened.client,
+        prefix: testPrefix(prefix),
         failMode: 'closed',
         timeoutMs: 5000,
       })
-      clients.set(store, client)
+      clients.set(store, opened)
       return store
     },
     async destroy(store) {
       await store.close()
-      await clients.get(store as RedisStore)?.quit()
+      await clients.get(store as RedisStore)?.close()
     },
   }
 }
 
-describeStoreConformance('RedisStore (standalone Redis)', redisFactory('conformance'))
-describeStoreConformance('RedisStore (standalone Redis, auto-pipelining)', {
-  ...redisFactory('pipelined', { enableAutoPipelining: true }),
+describeStoreConformance('RedisStore (standalone Redis, ioredis)', redisFactory('ioredis', 'conformance'))
+describeStoreConformance('RedisStore (standalone Redis, node-redis)', {
+  ...redisFactory('node-redis', 'conformance-node-redis'),
+  sequences: 6,
+})
+describeStoreConformance('RedisStore (standalone Redis, ioredis auto-pipelining)', {
+  ...redisFactory('ioredis', 'pipelined', { pipelining: true }),
   sequences: 4,
 })
 describeStoreConformance('RedisStore (a narrow client without binary replies: text replies)', {
-  ...redisFactory('text', {}, (client) => ({
+  ...redisFactory('ioredis', 'text', {}, (client) => ({
     evalsha: client.evalsha.bind(client),
     eval: client.eval.bind(client),
     del: client.del.bind(client),

@@ -1,12 +1,3 @@
-export {
-  type AdapterApp,
-  type AdapterAppSetup,
-  type AdapterDriver,
-  type AdapterRequest,
-  type AdapterResponse,
-  type AdapterRoute,
-  describeAdapterConformance,
-} from './adapters.js'
 export { type AlgorithmCase, algorithmCases } from './algorithms.js'
 export { describeStoreConformance, type StoreFactory } from './conformance.js'
 export { seededRandom } from './random.js'
@@ -20,5 +11,6 @@ export {
   startRedis,
   startRedisCluster,
 } from './redis.js'
+export { sharedRedisStoreFactory } from './redis-store-factory.js'
 export { type Vector, type VectorStep, vectors } from './vectors.js'
 export { type VirtualClock, virtualClock } from './virtual-clock.js'

@@ -36,6 +36,11 @@ export function warnOnce(code: string, message: string): void {
   })
 }
 
+/** Forget which warnings were raised, so tests can see each again. */
+export function forgetRaisedWarnings(): void {
+  raised.clear()
+}
+
 /** One limiter's misconfiguration warnings, with the ones its options turned off left out. */
 export interface Warnings {
   /** Whether `name` is on and has not been raised yet in this process: checks before the work of detecting it. */

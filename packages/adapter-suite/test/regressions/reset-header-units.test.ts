@@ -1,7 +1,7 @@
 // Regression: Reset headers mixed epoch and delta seconds, showed 0 while requests were still counted, or were fractional.
 import { fixedWindow, MemoryStore } from '@floodgate/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { drivers } from './drivers.js'
+import { drivers } from '../../src/index.js'
 
 describe.each(drivers)('$name', (driver) => {
   const apps: { close(): Promise<void> }[] = []

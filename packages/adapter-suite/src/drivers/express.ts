@@ -1,7 +1,8 @@
-import type { AdapterApp, AdapterAppSetup, AdapterDriver } from '@floodgate/testkit'
+import type { AddressInfo } from 'node:net'
+import { rateLimit } from '@floodgate/express'
 import express from 'express'
 import request from 'supertest'
-import { rateLimit } from '../src/index.js'
+import type { AdapterApp, AdapterAppSetup, AdapterDriver } from '../types.js'
 
 /** Builds Express apps for the adapter conformance suite; requests go through real HTTP (supertest). */
 export const expressDriver: AdapterDriver = {
@@ -30,6 +31,10 @@ export const expressDriver: AdapterDriver = {
       async request({ method = 'GET', path, headers = {} }) {
         const res = await request(server)[method.toLowerCase() as 'get'](path).set(headers)
         return { status: res.status, headers: res.headers as Record<string, string>, body: res.body }
+      },
+      listen: async () => {
+        if (!server.listening) await new Promise((resolve) => server.once('listening', resolve))
+        return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
       },
       close: () => new Promise<void>((resolve) => server.close(() => resolve())),
     }

@@ -1,7 +1,7 @@
 // Regression: with a per-user key, every logged-out request shared one `undefined` bucket, so one client locked out everyone.
 import { MemoryStore } from '@floodgate/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { drivers } from './drivers.js'
+import { drivers } from '../../src/index.js'
 
 describe.each(drivers)('$name', (driver) => {
   const apps: { close(): Promise<void> }[] = []

@@ -1,6 +1,6 @@
-import type { AdapterApp, AdapterAppSetup, AdapterDriver } from '@floodgate/testkit'
+import { rateLimit } from '@floodgate/fastify'
 import Fastify from 'fastify'
-import { rateLimit } from '../src/index.js'
+import type { AdapterApp, AdapterAppSetup, AdapterDriver } from '../types.js'
 
 /** Builds Fastify apps for the adapter conformance suite; requests go through `fastify.inject`. */
 export const fastifyDriver: AdapterDriver = {
@@ -38,6 +38,7 @@ export const fastifyDriver: AdapterDriver = {
           body: type.includes('json') ? res.json() : res.body,
         }
       },
+      listen: () => app.listen({ port: 0, host: '127.0.0.1' }),
       close: () => app.close(),
     }
   },

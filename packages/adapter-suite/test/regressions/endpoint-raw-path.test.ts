@@ -1,7 +1,7 @@
 // Regression: an 'endpoint' key built from the raw path gave every id its own bucket (/users/1, /users/2, ...).
 import { MemoryStore } from '@floodgate/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { drivers } from './drivers.js'
+import { drivers } from '../../src/index.js'
 
 describe.each(drivers)('$name', (driver) => {
   const apps: { close(): Promise<void> }[] = []

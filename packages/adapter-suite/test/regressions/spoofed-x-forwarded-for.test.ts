@@ -1,7 +1,7 @@
 // Regression: a client sending its own X-Forwarded-For picked a fresh bucket on every request.
 import { MemoryStore } from '@floodgate/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { drivers } from './drivers.js'
+import { drivers } from '../../src/index.js'
 
 describe.each(drivers)('$name', (driver) => {
   const apps: { close(): Promise<void> }[] = []

@@ -1,8 +1,9 @@
-import type { AdapterApp, AdapterAppSetup, AdapterDriver } from '@floodgate/testkit'
+import type { AddressInfo } from 'node:net'
+import { rateLimit } from '@floodgate/koa'
 import Router from '@koa/router'
 import Koa from 'koa'
 import request from 'supertest'
-import { rateLimit } from '../src/index.js'
+import type { AdapterApp, AdapterAppSetup, AdapterDriver } from '../types.js'
 
 /** Builds Koa apps (routes on @koa/router) for the adapter conformance suite; requests through supertest. */
 export const koaDriver: AdapterDriver = {
@@ -35,6 +36,10 @@ export const koaDriver: AdapterDriver = {
       async request({ method = 'GET', path, headers = {} }) {
         const res = await request(server)[method.toLowerCase() as 'get'](path).set(headers)
         return { status: res.status, headers: res.headers as Record<string, string>, body: res.body }
+      },
+      listen: async () => {
+        if (!server.listening) await new Promise((resolve) => server.once('listening', resolve))
+        return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
       },
       close: () => new Promise<void>((resolve) => server.close(() => resolve())),
     }

@@ -1,7 +1,7 @@
 // Regression: an IPv4 client seen as ::ffff:a.b.c.d got a bucket apart from a.b.c.d (or all mapped clients one bucket).
 import { MemoryStore } from '@floodgate/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { drivers } from './drivers.js'
+import { drivers } from '../../src/index.js'
 
 describe.each(drivers)('$name', (driver) => {
   const apps: { close(): Promise<void> }[] = []

@@ -1,7 +1,7 @@
 // Regression: one IPv6 client rotating through its /64 got a fresh bucket per address and escaped the limit.
 import { MemoryStore } from '@floodgate/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { drivers } from './drivers.js'
+import { drivers } from '../../src/index.js'
 
 describe.each(drivers)('$name', (driver) => {
   const apps: { close(): Promise<void> }[] = []

@@ -1,0 +1,42 @@
+import type { StoreFactory } from '@floodgate/testkit'
+import { describe } from 'vitest'
+import { suiteContext } from './harness.js'
+import { clientAddresses } from './scenarios/client-addresses.js'
+import { headers } from './scenarios/headers.js'
+import { layeredLimits } from './scenarios/layered-limits.js'
+import { refunds } from './scenarios/refunds.js'
+import { refusals } from './scenarios/refusals.js'
+import { requestOptions } from './scenarios/request-options.js'
+import { routes } from './scenarios/routes.js'
+import { shaping } from './scenarios/shaping.js'
+import { storeDown } from './scenarios/store-down.js'
+import type { AdapterDriver } from './types.js'
+
+/**
+ * The adapter conformance suite: the same scenarios, through real HTTP or `inject`, for every adapter and
+ * store. Time is a virtual clock; shaping delays are recorded by an injected `sleep`, never waited for.
+ *
+ * @example describeAdapterConformance(expressDriver, { create: () => new MemoryStore() })
+ */
+export function describeAdapterConformance(
+  driver: AdapterDriver,
+  factory: StoreFactory,
+  storeName = 'memory',
+): void {
+  describe(`adapter conformance: ${driver.name} on ${storeName}`, () => {
+    const context = suiteContext(driver, factory)
+    for (const scenarios of [
+      headers,
+      refusals,
+      layeredLimits,
+      routes,
+      clientAddresses,
+      requestOptions,
+      refunds,
+      shaping,
+      storeDown,
+    ]) {
+      scenarios(context)
+    }
+  })
+}

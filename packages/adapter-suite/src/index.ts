@@ -1,0 +1,21 @@
+export { describeAdapterConformance } from './conformance.js'
+export { drivers, expressDriver, fastifyDriver, koaDriver } from './drivers/index.js'
+export {
+  brokenStore,
+  errorLog,
+  fwd,
+  openApps,
+  START,
+  type SuiteContext,
+  statusesOf,
+  suiteContext,
+} from './harness.js'
+export { memoryStore, redisStore } from './stores.js'
+export type {
+  AdapterApp,
+  AdapterAppSetup,
+  AdapterDriver,
+  AdapterRequest,
+  AdapterResponse,
+  AdapterRoute,
+} from './types.js'

@@ -1,0 +1,55 @@
+/** One route of a test app. Every route answers `{ ok: true }` with `status` (200 by default). */
+export interface AdapterRoute {
+  /** @default 'GET' */
+  method?: 'GET' | 'POST'
+  /** A path or a pattern (`/users/:id`). */
+  path: string
+  /** @default 200 */
+  status?: number
+  /** Options of a limiter on this route alone (Express route middleware, Fastify `config.rateLimit`, Koa router middleware). */
+  rateLimit?: Record<string, unknown>
+}
+
+/** How the driver builds an app. */
+export interface AdapterAppSetup {
+  /** Options of an app-wide limiter (`app.use`, `app.register`); none when `undefined`. */
+  options?: Record<string, unknown>
+  /** @default [{ path: '/' }] */
+  routes?: AdapterRoute[]
+  /**
+   * The framework's own trust-proxy setting: `false` (the socket address), `true` (the leftmost
+   * `X-Forwarded-For` entry), `'loopback'` (the entry the loopback proxy appended: the rightmost).
+   * @default false
+   */
+  trustProxy?: boolean | 'loopback'
+  /** Make the framework's client address unknown (empty), as for a socket that is already gone. */
+  noAddress?: boolean
+}
+
+export interface AdapterRequest {
+  /** @default 'GET' */
+  method?: string
+  path: string
+  headers?: Record<string, string>
+}
+
+export interface AdapterResponse {
+  status: number
+  /** Header names in lower case. */
+  headers: Record<string, string | undefined>
+  /** Parsed JSON when the response is JSON, else the text. */
+  body: any
+}
+
+export interface AdapterApp {
+  request(request: AdapterRequest): Promise<AdapterResponse>
+  /** The app listening on 127.0.0.1, for tests that need real sockets (keep-alive): its base URL. */
+  listen(): Promise<string>
+  close(): Promise<void>
+}
+
+/** What the suite needs from an adapter: build an app, send it requests (supertest, `fastify.inject`, ...). */
+export interface AdapterDriver {
+  name: string
+  createApp(setup: AdapterAppSetup): AdapterApp | Promise<AdapterApp>
+}

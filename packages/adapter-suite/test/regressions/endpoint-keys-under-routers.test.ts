@@ -1,0 +1,132 @@
+// Regression: endpoint keys held real paths or merged endpoints. Under an Express router mounted at
+// /orgs/:org, `req.baseUrl` put the org id into the key (`GET /orgs/acme/posts/:postId`); under Koa's
+// `router.use()` the key was the use-layer's regex (`GET /api(?:\/|$)`); before routing, on Express and Koa,
+// every route of a method was one bucket (`GET *`). The key is now the full route pattern in every case
+// (Koa before routing: with its router given as `router`).
+import { type Algorithm, MemoryStore, type Store } from '@floodgate/core'
+import { rateLimit as expressRateLimit } from '@floodgate/express'
+import { rateLimit as fastifyRateLimit } from '@floodgate/fastify'
+import { rateLimit as koaRateLimit } from '@floodgate/koa'
+import Router from '@koa/router'
+import express from 'express'
+import Fastify from 'fastify'
+import Koa from 'koa'
+import request from 'supertest'
+import { describe, expect, it } from 'vitest'
+
+/** A MemoryStore that records the endpoint part of every key it is asked about. */
+function recording(): Store & { endpoints: string[] } {
+  const memory = new MemoryStore()
+  const endpoints: string[] = []
+  const seen = (key: string) => {
+    const match = /endpoint:([^|}]*)/.exec(key)
+    if (match) endpoints.push(match[1]!)
+  }
+  return {
+    endpoints,
+    consume: (a: Algorithm, k: string, c: number, n?: number) => {
+      seen(k)
+      return memory.consume(a, k, c, n)
+    },
+    peek: (a, k, c, n) => memory.peek(a, k, c, n),
+    refund: (a, k, c, n) => memory.refund(a, k, c, n),
+    reset: (a, k) => memory.reset(a, k),
+    close: () => memory.close(),
+  }
+}
+
+const limit = (store: Store) => ({ key: 'endpoint' as const, limit: 2, window: '1m' as const, store })
+const PATHS = ['/orgs/acme/posts/1', '/orgs/globex/posts/2', '/orgs/initech/posts/3', '/other/9']
+const EXPECTED = [
+  'GET /orgs/:org/posts/:postId',
+  'GET /orgs/:org/posts/:postId',
+  'GET /orgs/:org/posts/:postId',
+  'GET /other/:id',
+]
+const STATUSES = [200, 200, 429, 200]
+
+describe('express', () => {
+  const ok = (_req: express.Request, res: express.Response) => void res.json({ ok: true })
+
+  it('a route limiter under a router mounted at a pattern keys by the full pattern', async () => {
+    const store = recording()
+    const posts = express.Router({ mergeParams: true })
+    posts.get('/posts/:postId', expressRateLimit(limit(store)), ok)
+    const app = express()
+    app.use('/orgs/:org', posts)
+    app.get('/other/:id', expressRateLimit(limit(store)), ok)
+    const statuses = []
+    for (const path of PATHS) statuses.push((await request(app).get(path)).status)
+    expect(store.endpoints).toEqual(EXPECTED)
+    expect(statuses).toEqual(STATUSES)
+  })
+
+  it('an app-wide limiter finds the route that will match, through nested routers', async () => {
+    const store = recording()
+    const posts = express.Router({ mergeParams: true })
+    posts.get('/posts/:postId', ok)
+    const app = express()
+    app.use(expressRateLimit(limit(store)))
+    app.use('/orgs/:org', posts)
+    app.get('/other/:id', ok)
+    const statuses = []
+    for (const path of [...PATHS, '/nowhere']) statuses.push((await request(app).get(path)).status)
+    expect(store.endpoints).toEqual([...EXPECTED, 'GET (no route)'])
+    expect(statuses).toEqual([...STATUSES, 404])
+  })
+})
+
+describe('koa', () => {
+  const respond = (ctx: Koa.Context) => {
+    ctx.body = { ok: true }
+  }
+
+  it('a limiter in router.use() keys by the route, not the use-layer’s prefix', async () => {
+    const store = recording()
+    const router = new Router()
+    const orgs = new Router({ prefix: '/orgs/:org' })
+    orgs.use(koaRateLimit(limit(store)))
+    orgs.get('/posts/:postId', respond)
+    router.get('/other/:id', koaRateLimit(limit(store)), respond)
+    const app = new Koa().use(orgs.routes()).use(router.routes())
+    const statuses = []
+    for (const path of PATHS) statuses.push((await request(app.callback()).get(path)).status)
+    expect(store.endpoints).toEqual(EXPECTED)
+    expect(statuses).toEqual(STATUSES)
+  })
+
+  it('an app-wide limiter given the routers keys by the route they will match', async () => {
+    const store = recording()
+    const orgs = new Router({ prefix: '/orgs/:org' })
+    orgs.get('/posts/:postId', respond)
+    const other = new Router()
+    other.get('/other/:id', respond)
+    const app = new Koa()
+    app.use(koaRateLimit({ ...limit(store), router: [orgs, other] }))
+    app.use(orgs.routes()).use(other.routes())
+    const statuses = []
+    for (const path of [...PATHS, '/nowhere']) statuses.push((await request(app.callback()).get(path)).status)
+    expect(store.endpoints).toEqual([...EXPECTED, 'GET (no route)'])
+    expect(statuses).toEqual([...STATUSES, 404])
+  })
+})
+
+describe('fastify', () => {
+  it('routes under a prefix, app-wide: one bucket per route pattern', async () => {
+    const store = recording()
+    const app = Fastify()
+    await app.register(fastifyRateLimit, limit(store))
+    await app.register(
+      async (orgs) => {
+        orgs.get('/posts/:postId', async () => ({ ok: true }))
+      },
+      { prefix: '/orgs/:org' },
+    )
+    app.get('/other/:id', async () => ({ ok: true }))
+    const statuses = []
+    for (const path of PATHS) statuses.push((await app.inject({ url: path })).statusCode)
+    expect(store.endpoints).toEqual(EXPECTED)
+    expect(statuses).toEqual(STATUSES)
+    await app.close()
+  })
+})

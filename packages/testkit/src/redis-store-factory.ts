@@ -1,0 +1,39 @@
+import type { Store } from '@floodgate/core'
+import { Redis, type RedisOptions } from 'ioredis'
+import type { StoreFactory } from './conformance.js'
+import { requireSharedRedis } from './redis.js'
+
+/**
+ * A conformance factory for a store on the shared Redis (127.0.0.1:6379): its own client (closed with the
+ * store), a database of the tests' own (never flushed), and a key prefix unique to the run.
+ *
+ * @example sharedRedisStoreFactory({ name: 'conformance', createStore: (client, prefix) => new RedisStore({ client, prefix }) })
+ */
+export function sharedRedisStoreFactory<S extends Store>(parts: {
+  name: string
+  createStore(client: Redis, prefix: string): S
+  /** @default 9 */
+  db?: number
+  clientOptions?: RedisOptions
+  sequences?: number
+}): StoreFactory {
+  const clients = new Map<Store, Redis>()
+  return {
+    sequences: parts.sequences,
+    async create() {
+      const { host, port } = await requireSharedRedis()
+      const client = new Redis({ host, port, db: parts.db ?? 9, ...parts.clientOptions })
+      const store = parts.createStore(
+        client,
+        `fgtest:${parts.name}:${process.pid}:${Date.now().toString(36)}`,
+      )
+      clients.set(store, client)
+      return store
+    },
+    async destroy(store) {
+      await store.close()
+      await clients.get(store)?.quit()
+      clients.delete(store)
+    },
+  }
+}
