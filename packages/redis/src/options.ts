@@ -1,21 +1,9 @@
 import type { FailMode, Store } from '@floodgate/core'
 import { parseOptions, positive, positiveInt, storeSchema } from '@floodgate/core/internal'
-import type { Redis } from 'ioredis'
 import { z } from 'zod'
+import { clientKind, type RedisClient } from './clients/index.js'
 
-/**
- * The Redis client, as the few things the store uses: `evalsha`, `eval` and `del`, plus ioredis's `status`
- * and `isCluster` when it has them. When the client also has ioredis's `evalshaBuffer` and `evalBuffer`
- * (every ioredis client does, though its types omit them), decisions come back as 40 binary bytes instead
- * of text. `new Redis(url)`, `new Redis.Cluster(nodes)` and clients with
- * `enableAutoPipelining` all fit.
- */
-export type RedisClient = Pick<Redis, 'evalsha' | 'eval' | 'del'> & {
-  readonly status?: string
-  readonly isCluster?: boolean
-}
-
-export type { FailMode }
+export type { FailMode, RedisClient }
 
 /** What `onError` is told about a failure. */
 export interface RedisStoreErrorEvent {
@@ -32,9 +20,15 @@ export interface RedisStoreErrorEvent {
 /** Options of {@link RedisStore}. */
 export interface RedisStoreOptions {
   /**
-   * The ioredis client (standalone or Cluster). The store never closes it: you own it.
-   * @example new Redis(process.env.REDIS_URL)
+   * The Redis client, standalone or Cluster: ioredis (`new Redis(url)`, `new Redis.Cluster(nodes)`) or
+   * node-redis (`createClient()`, `createCluster()`, connected). The store never closes it: you own it. It
+   * is adapted once, when the store is created, by what it offers (never by class name): ioredis's
+   * `evalsha`, `eval` and `del` (and `status`, `isCluster`); node-redis's `sendCommand`, `isReady` and
+   * `isOpen` (a Cluster also has `nodeClient`). Both get decisions back as 40 binary bytes.
+   * @example new Redis(process.env.REDIS_URL, { enableAutoPipelining: true })
    * @example new Redis.Cluster([{ host: '10.0.0.1', port: 6379 }], { enableAutoPipelining: true })
+   * @example await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect()
+   * @example await createCluster({ rootNodes: [{ url: 'redis://10.0.0.1:6379' }] }).connect()
    */
   client: RedisClient
   /**
@@ -98,16 +92,13 @@ export interface RedisStoreOptions {
   onError?: (error: Error, event: RedisStoreErrorEvent) => void
 }
 
-const isClient = (v: unknown): v is RedisClient =>
-  typeof v === 'object' &&
-  v !== null &&
-  ['evalsha', 'eval', 'del'].every((m) => typeof (v as Record<string, unknown>)[m] === 'function')
 const wholeMs = (expected: string) =>
   z.number({ error: expected }).refine((n) => Number.isSafeInteger(n) && n >= 0, { error: expected })
 
 const schema = z.strictObject({
-  client: z.custom<RedisClient>(isClient, {
-    error: 'an ioredis client (new Redis(url) or new Redis.Cluster(nodes))',
+  client: z.custom<RedisClient>((v) => clientKind(v) !== undefined, {
+    error:
+      'an ioredis client (new Redis(url), new Redis.Cluster(nodes)) or a node-redis client (createClient(), createCluster())',
   }),
   prefix: z
     .string({ error: 'a non-empty string without { or }' })

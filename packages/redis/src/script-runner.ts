@@ -1,13 +1,7 @@
 import { CallFailure, Deadlines, type Pending, type Settled, settle } from '@floodgate/core/internal'
+import { adaptClient, type RedisClient, type ScriptClient } from './clients/index.js'
 import { RedisStoreError, replyCode } from './errors.js'
-import type { RedisClient } from './options.js'
 import type { Script } from './scripts/index.js'
-
-/** ioredis's binary-reply EVALSHA and EVAL (present at runtime on every ioredis client). */
-interface BinaryEval {
-  evalshaBuffer(sha: string, numKeys: number, ...args: string[]): Promise<unknown>
-  evalBuffer(script: string, numKeys: number, ...args: string[]): Promise<unknown>
-}
 
 /** A failure from the client: an error reply is not an outage; anything else (a connection error) is. */
 const failure = (error: unknown): CallFailure => new CallFailure(error, false, replyCode(error) === undefined)
@@ -15,24 +9,21 @@ const failure = (error: unknown): CallFailure => new CallFailure(error, false, r
 /**
  * Runs scripts and commands on Redis, each bounded by `timeoutMs`: it settles with Redis's reply or a
  * {@link CallFailure}, never rejects, never waits longer. EVALSHA falls back to EVAL (which also loads the
- * script) on a NOSCRIPT reply, and only then, within the same bound.
+ * script) on a NOSCRIPT reply, and only then, within the same bound. The client (ioredis or node-redis) is
+ * adapted once, here; the runner is also the circuit's view of its connection (`status`).
  */
 export class ScriptRunner {
-  /** Whether replies come back as binary (the client has ioredis's `evalshaBuffer`). */
+  /** Whether replies come back as binary (see {@link ScriptClient.binary}). */
   readonly binary: boolean
-  private readonly evaluator: BinaryEval | undefined
+  /** Whether the client is a Redis Cluster client. */
+  readonly isCluster: boolean
+  private readonly client: ScriptClient
   private readonly deadlines: Deadlines
 
-  constructor(
-    private readonly client: RedisClient,
-    timeoutMs: number,
-  ) {
-    const candidate = client as Partial<BinaryEval>
-    this.evaluator =
-      typeof candidate.evalshaBuffer === 'function' && typeof candidate.evalBuffer === 'function'
-        ? (candidate as BinaryEval)
-        : undefined
-    this.binary = this.evaluator !== undefined
+  constructor(client: RedisClient, timeoutMs: number) {
+    this.client = adaptClient(client)
+    this.binary = this.client.binary
+    this.isCluster = this.client.isCluster
     const message = `Redis did not answer within ${timeoutMs} ms`
     this.deadlines = new Deadlines(
       timeoutMs,
@@ -40,16 +31,18 @@ export class ScriptRunner {
     )
   }
 
+  /** `'ready'` while the client is connected (see {@link ScriptClient.status}). */
+  get status(): string | undefined {
+    return this.client.status
+  }
+
   /** EVALSHA `script` with `numKeys` keys first in `args`. */
-  run(script: Script, numKeys: number, args: string[]): Promise<Settled> {
+  run(script: Script, numKeys: number, args: readonly string[]): Promise<Settled> {
     return this.within((pending) => {
       const onError = (error: unknown) => {
         if (pending.done || replyCode(error) !== 'NOSCRIPT') return settle(pending, failure(error))
         try {
-          const load = this.evaluator
-            ? this.evaluator.evalBuffer(script.source, numKeys, ...args)
-            : this.client.eval(script.source, numKeys, ...args)
-          load.then(
+          this.client.eval(script.source, numKeys, args).then(
             (reply) => settle(pending, reply),
             (error) => settle(pending, failure(error)),
           )
@@ -57,10 +50,7 @@ export class ScriptRunner {
           settle(pending, failure(error))
         }
       }
-      const call = this.evaluator
-        ? this.evaluator.evalshaBuffer(script.sha, numKeys, ...args)
-        : this.client.evalsha(script.sha, numKeys, ...args)
-      call.then((reply) => settle(pending, reply), onError)
+      this.client.evalsha(script.sha, numKeys, args).then((reply) => settle(pending, reply), onError)
     })
   }
 

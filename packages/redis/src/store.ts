@@ -37,12 +37,14 @@ const DEFAULT_BLOCK_CACHE_KEYS = 10_000
 /**
  * Rate-limit state in Redis, shared by every server: each algorithm is one Lua script, run with a single
  * EVALSHA per decision (read, decide and write atomically, on the Redis server's clock unless the limiter
- * passes a time). Works on a standalone Redis and on a Redis Cluster; every decision is bounded by
- * `timeoutMs` and, when Redis fails, taken by `failMode`.
+ * passes a time). Works on a standalone Redis and on a Redis Cluster, with ioredis or node-redis; every
+ * decision is bounded by `timeoutMs` and, when Redis fails, taken by `failMode`.
  *
  * @example
  * const store = new RedisStore({ client: new Redis(process.env.REDIS_URL), failMode: 'fallback' })
  * const limiter = createLimiter({ algorithm: gcra({ rate: 10 }), store })
+ * @example
+ * const store = new RedisStore({ client: await createClient({ url: process.env.REDIS_URL }).connect() })
  */
 export class RedisStore implements Store {
   readonly client: RedisClient
@@ -68,8 +70,8 @@ export class RedisStore implements Store {
     this.fallback = parsed.fallback ?? (parsed.failMode === 'fallback' ? new MemoryStore() : undefined)
     this.grace = String(parsed.expiryGraceMs)
     this.onError = parsed.onError
-    this.circuit = new Circuit(this.client, parsed.cooldownMs)
-    this.runner = new ScriptRunner(this.client, this.timeoutMs)
+    this.runner = new ScriptRunner(parsed.client, this.timeoutMs)
+    this.circuit = new Circuit(this.runner, parsed.cooldownMs)
     this.failing = failModeDecisions({
       failMode: this.failMode,
       fallback: this.fallback,
@@ -147,7 +149,7 @@ export class RedisStore implements Store {
   consumeAll(items: readonly ConsumeItem[], now?: number): Promise<Decision[]> {
     if (items.length === 0) return Promise.resolve([])
     const keys = items.map((item) => redisKey(this.prefix, item.key, item.algorithm.id))
-    if (this.client.isCluster === true) {
+    if (this.runner.isCluster) {
       const groups = slotGroups(keys)
       if (groups.length > 1) {
         const keyOfItem = new Map(items.map((item, i) => [item, keys[i]!]))

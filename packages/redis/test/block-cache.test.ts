@@ -2,112 +2,137 @@ import { fixedWindow, gcra, slidingWindowCounter, tokenBucket } from '@floodgate
 import { seededRandom } from '@floodgate/testkit'
 import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BlockCache, RedisStore } from '../src/index.js'
-import { sharedClient, testPrefix } from './helpers.js'
-
-let client: Redis
-beforeAll(async () => {
-  client = await sharedClient()
-})
-afterAll(async () => {
-  await client?.quit()
-})
+import { BlockCache, type RedisClient, RedisStore } from '../src/index.js'
+import { CLIENT_NAMES, type ClientName, sharedTestClient, type TestClient, testPrefix } from './helpers.js'
 
 const T0 = Date.UTC(2026, 0, 1, 12)
 
-/** The shared client, counting the scripts it sends (the shared Redis's own stats see other processes too). */
-function counting() {
+/**
+ * `client`, counting the scripts it sends (the shared Redis's own stats see other processes too): ioredis
+ * through a wrapper with its binary-reply methods, node-redis through a view of the client (as node-redis's
+ * own `withTypeMapping` makes one) whose `sendCommand` counts.
+ */
+function counting(name: ClientName, client: RedisClient) {
   const counter = { calls: 0 }
+  if (name === 'node-redis') {
+    const view = Object.create(client) as { sendCommand: (...args: unknown[]) => Promise<unknown> }
+    const send = view.sendCommand
+    view.sendCommand = (...args: unknown[]) => {
+      counter.calls++
+      return send.apply(client, args)
+    }
+    return { client: view as unknown as RedisClient, counter }
+  }
+  const ioredis = client as Redis
   const wrapped = {
-    evalsha: client.evalsha.bind(client),
-    eval: client.eval.bind(client),
-    del: client.del.bind(client),
+    evalsha: ioredis.evalsha.bind(ioredis),
+    eval: ioredis.eval.bind(ioredis),
+    del: ioredis.del.bind(ioredis),
     evalshaBuffer: (...args: unknown[]) => {
       counter.calls++
-      return (client as any).evalshaBuffer(...args)
+      return (ioredis as any).evalshaBuffer(...args)
     },
     evalBuffer: (...args: unknown[]) => {
       counter.calls++
-      return (client as any).evalBuffer(...args)
+      return (ioredis as any).evalBuffer(...args)
     },
   }
   return { client: wrapped, counter }
 }
 
-describe('block cache', () => {
-  it('is off by default', async () => {
-    const store = new RedisStore({ client, prefix: testPrefix('nocache') })
-    const algorithm = fixedWindow({ limit: 1, window: '1m' })
-    await store.consume(algorithm, 'k', 1, T0)
-    expect((await store.consume(algorithm, 'k', 1, T0)).source).toBe('redis')
-    expect((await store.consume(algorithm, 'k', 1, T0)).source).toBe('redis')
-  })
+for (const name of CLIENT_NAMES)
+  describe(`block cache (${name})`, () => {
+    let opened: TestClient
+    let client: RedisClient
+    beforeAll(async () => {
+      opened = await sharedTestClient(name)
+      client = opened.client
+    })
+    afterAll(async () => {
+      await opened?.close()
+    })
 
-  it('refuses a refused key locally, with no round trip, until retryAfterMs has (nearly) passed', async () => {
-    const { client: counted, counter } = counting()
-    const store = new RedisStore({ client: counted, prefix: testPrefix('cache'), blockCache: true })
-    const algorithm = fixedWindow({ limit: 2, window: '1m' })
-    await store.consume(algorithm, 'k', 2, T0)
-    const refused = await store.consume(algorithm, 'k', 1, T0)
-    expect(refused).toMatchObject({ allowed: false, source: 'redis', retryAfterMs: 60_000 })
-    const before = counter.calls
-    const local = await store.consume(algorithm, 'k', 1, T0 + 10_000)
-    expect(local).toMatchObject({ allowed: false, source: 'block-cache', retryAfterMs: 50_000, remaining: 0 })
-    expect(counter.calls).toBe(before)
-    // The last ms goes to Redis (it rounds up), and so does everything after.
-    expect((await store.consume(algorithm, 'k', 1, T0 + 59_999)).source).toBe('redis')
-    expect((await store.consume(algorithm, 'k', 1, T0 + 60_000)).allowed).toBe(true)
-  })
+    it('is off by default', async () => {
+      const store = new RedisStore({ client, prefix: testPrefix(`${name}-nocache`) })
+      const algorithm = fixedWindow({ limit: 1, window: '1m' })
+      await store.consume(algorithm, 'k', 1, T0)
+      expect((await store.consume(algorithm, 'k', 1, T0)).source).toBe('redis')
+      expect((await store.consume(algorithm, 'k', 1, T0)).source).toBe('redis')
+    })
 
-  it('never refuses what Redis would allow: random differential against the uncached store', async () => {
-    const algorithms = [
-      fixedWindow({ limit: 3, window: '1s' }),
-      slidingWindowCounter({ limit: 3, window: '1s' }),
-      tokenBucket({ capacity: 3, refillRate: 2, interval: '1s' }),
-      gcra({ rate: 3, period: '1s', burst: 2 }),
-    ]
-    for (const algorithm of algorithms) {
-      const cached = new RedisStore({
-        client,
-        prefix: testPrefix(`diff-cached-${algorithm.kind}`),
-        blockCache: true,
+    it('refuses a refused key locally, with no round trip, until retryAfterMs has (nearly) passed', async () => {
+      const { client: counted, counter } = counting(name, client)
+      const store = new RedisStore({ client: counted, prefix: testPrefix(`${name}-cache`), blockCache: true })
+      const algorithm = fixedWindow({ limit: 2, window: '1m' })
+      await store.consume(algorithm, 'k', 2, T0)
+      const refused = await store.consume(algorithm, 'k', 1, T0)
+      expect(refused).toMatchObject({ allowed: false, source: 'redis', retryAfterMs: 60_000 })
+      const before = counter.calls
+      expect(before).toBe(2) // the two decisions above, through the counted client
+      const local = await store.consume(algorithm, 'k', 1, T0 + 10_000)
+      expect(local).toMatchObject({
+        allowed: false,
+        source: 'block-cache',
+        retryAfterMs: 50_000,
+        remaining: 0,
       })
-      const plain = new RedisStore({ client, prefix: testPrefix(`diff-plain-${algorithm.kind}`) })
-      const random = seededRandom(42)
-      let now = T0 + 17
-      let local = 0
-      for (let i = 0; i < 300; i++) {
-        now += Math.floor(random() * 150)
-        const cost = random() < 0.8 ? 1 : 2
-        const a = await cached.consume(algorithm, 'k', cost, now)
-        const b = await plain.consume(algorithm, 'k', cost, now)
-        if (a.source === 'block-cache') {
-          local++
-          // A local refusal only where Redis refuses too; the uncached store then keeps the same state.
-          expect(b.allowed, `${algorithm.kind} op ${i}`).toBe(false)
-        } else {
-          expect(a.allowed, `${algorithm.kind} op ${i}`).toBe(b.allowed)
+      expect(counter.calls).toBe(before)
+      // The last ms goes to Redis (it rounds up), and so does everything after.
+      expect((await store.consume(algorithm, 'k', 1, T0 + 59_999)).source).toBe('redis')
+      expect((await store.consume(algorithm, 'k', 1, T0 + 60_000)).allowed).toBe(true)
+    })
+
+    it('never refuses what Redis would allow: random differential against the uncached store', async () => {
+      const algorithms = [
+        fixedWindow({ limit: 3, window: '1s' }),
+        slidingWindowCounter({ limit: 3, window: '1s' }),
+        tokenBucket({ capacity: 3, refillRate: 2, interval: '1s' }),
+        gcra({ rate: 3, period: '1s', burst: 2 }),
+      ]
+      for (const algorithm of algorithms) {
+        const cached = new RedisStore({
+          client,
+          prefix: testPrefix(`${name}-diff-cached-${algorithm.kind}`),
+          blockCache: true,
+        })
+        const plain = new RedisStore({ client, prefix: testPrefix(`${name}-diff-plain-${algorithm.kind}`) })
+        const random = seededRandom(42)
+        let now = T0 + 17
+        let local = 0
+        for (let i = 0; i < (name === 'ioredis' ? 300 : 150); i++) {
+          now += Math.floor(random() * 150)
+          const cost = random() < 0.8 ? 1 : 2
+          const a = await cached.consume(algorithm, 'k', cost, now)
+          const b = await plain.consume(algorithm, 'k', cost, now)
+          if (a.source === 'block-cache') {
+            local++
+            // A local refusal only where Redis refuses too; the uncached store then keeps the same state.
+            expect(b.allowed, `${algorithm.kind} op ${i}`).toBe(false)
+          } else {
+            expect(a.allowed, `${algorithm.kind} op ${i}`).toBe(b.allowed)
+          }
         }
+        expect(local, algorithm.kind).toBeGreaterThan(0)
       }
-      expect(local, algorithm.kind).toBeGreaterThan(0)
-    }
+    })
+
+    it('a cheaper request, a refund or a reset through this store go to Redis', async () => {
+      const store = new RedisStore({ client, prefix: testPrefix(`${name}-cheaper`), blockCache: true })
+      const algorithm = tokenBucket({ capacity: 4, refillRate: 1, interval: '1s' })
+      await store.consume(algorithm, 'k', 3, T0)
+      expect((await store.consume(algorithm, 'k', 2, T0)).source).toBe('redis')
+      expect((await store.consume(algorithm, 'k', 2, T0)).source).toBe('block-cache')
+      expect((await store.consume(algorithm, 'k', 1, T0)).allowed).toBe(true)
+      expect((await store.consume(algorithm, 'k', 1, T0)).source).toBe('redis')
+      await store.refund(algorithm, 'k', 1, T0)
+      expect((await store.consume(algorithm, 'k', 1, T0)).allowed).toBe(true)
+      await store.consume(algorithm, 'k', 1, T0)
+      await store.reset(algorithm, 'k')
+      expect((await store.consume(algorithm, 'k', 1, T0)).allowed).toBe(true)
+    })
   })
 
-  it('a cheaper request, a refund or a reset through this store go to Redis', async () => {
-    const store = new RedisStore({ client, prefix: testPrefix('cheaper'), blockCache: true })
-    const algorithm = tokenBucket({ capacity: 4, refillRate: 1, interval: '1s' })
-    await store.consume(algorithm, 'k', 3, T0)
-    expect((await store.consume(algorithm, 'k', 2, T0)).source).toBe('redis')
-    expect((await store.consume(algorithm, 'k', 2, T0)).source).toBe('block-cache')
-    expect((await store.consume(algorithm, 'k', 1, T0)).allowed).toBe(true)
-    expect((await store.consume(algorithm, 'k', 1, T0)).source).toBe('redis')
-    await store.refund(algorithm, 'k', 1, T0)
-    expect((await store.consume(algorithm, 'k', 1, T0)).allowed).toBe(true)
-    await store.consume(algorithm, 'k', 1, T0)
-    await store.reset(algorithm, 'k')
-    expect((await store.consume(algorithm, 'k', 1, T0)).allowed).toBe(true)
-  })
-
+describe('BlockCache', () => {
   it('is bounded: the oldest entry goes first', () => {
     const cache = new BlockCache(2)
     const algorithm = fixedWindow({ limit: 1, window: '1m' })

@@ -1,5 +1,6 @@
 import { MemoryStore, RateLimitConfigError } from '@floodgate/core'
 import { Cluster, Redis } from 'ioredis'
+import { createClient, createClientPool, createCluster, createSentinel } from 'redis'
 import { describe, expect, it } from 'vitest'
 import { RedisStore, type RedisStoreOptions } from '../src/index.js'
 
@@ -18,7 +19,7 @@ describe('RedisStore options', () => {
   it('are validated when the store is created, naming the option, the value and what is allowed', () => {
     expect(configError({})).toBeInstanceOf(RateLimitConfigError)
     expect(configError({}).message).toBe(
-      'Expected `RedisStore.client` to be an ioredis client (new Redis(url) or new Redis.Cluster(nodes)), got undefined (undefined)',
+      'Expected `RedisStore.client` to be an ioredis client (new Redis(url), new Redis.Cluster(nodes)) or a node-redis client (createClient(), createCluster()), got undefined (undefined)',
     )
     expect(configError({ client, timeoutMs: -5 }).message).toBe(
       'Expected `RedisStore.timeoutMs` to be a number of ms > 0, got -5 (number)',
@@ -51,5 +52,25 @@ describe('RedisStore options', () => {
     }
     expect(new RedisStore({ client: narrow }).client).toBe(narrow)
     cluster.disconnect()
+  })
+
+  it('takes a node-redis client or Cluster, connected or not; refuses a pool, a Sentinel and look-alikes', () => {
+    const single = createClient({ socket: { port: 1 } })
+    const nodes = createCluster({ rootNodes: [{ socket: { port: 1 } }] })
+    for (const client of [single, single.withTypeMapping({}), nodes]) {
+      expect(new RedisStore({ client }).client).toBe(client)
+    }
+    const refused = [
+      createClientPool({ socket: { port: 1 } }), // no isReady: it is not one connection's state
+      createSentinel({ name: 'm', sentinelRootNodes: [{ host: '127.0.0.1', port: 1 }] }), // its own sendCommand
+      { sendCommand: () => Promise.resolve(), isReady: 'yes', isOpen: true },
+      { evalsha: () => Promise.resolve(), eval: () => Promise.resolve() }, // no del
+      'redis://127.0.0.1:6379',
+    ]
+    for (const client of refused) {
+      const error = configError({ client })
+      expect(error.option).toBe('RedisStore.client')
+      expect(error.message).toContain('or a node-redis client (createClient(), createCluster())')
+    }
   })
 })

@@ -1,0 +1,61 @@
+import type { ScriptClient } from './script-client.js'
+
+/**
+ * An ioredis client, `new Redis(url)` or `new Redis.Cluster(nodes)`, as the few things the store uses:
+ * `evalsha`, `eval` and `del`, plus `status` and `isCluster` when it has them. Any object with those
+ * methods fits (a wrapper, a client with `enableAutoPipelining`).
+ */
+export interface IoredisClient {
+  evalsha(sha: string, numKeys: number, ...args: string[]): Promise<unknown>
+  eval(script: string, numKeys: number, ...args: string[]): Promise<unknown>
+  del(key: string): Promise<unknown>
+  /** ioredis's connection state: `'ready'` when connected. */
+  readonly status?: string
+  /** `true` on an ioredis Cluster. */
+  readonly isCluster?: boolean
+}
+
+/** ioredis's binary-reply EVALSHA and EVAL (present at runtime on every ioredis client; its types omit them). */
+interface BinaryEval {
+  evalshaBuffer(sha: string, numKeys: number, ...args: string[]): Promise<unknown>
+  evalBuffer(script: string, numKeys: number, ...args: string[]): Promise<unknown>
+}
+
+const METHODS = ['evalsha', 'eval', 'del'] as const
+
+/** Whether `value` has the methods of {@link IoredisClient}. */
+export function isIoredisClient(value: object): value is IoredisClient {
+  return METHODS.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
+}
+
+/**
+ * Whether `error` is an ioredis error reply (its `ReplyError`, named so), as opposed to a connection error
+ * or a timeout.
+ */
+export function isIoredisReplyError(error: Error): boolean {
+  return error.name === 'ReplyError'
+}
+
+/**
+ * The store's view of an ioredis client: binary replies through `evalshaBuffer`/`evalBuffer` when the client
+ * has them, else text replies through `evalsha`/`eval`.
+ */
+export function adaptIoredis(client: IoredisClient): ScriptClient {
+  const candidate = client as IoredisClient & Partial<BinaryEval>
+  const binary = typeof candidate.evalshaBuffer === 'function' && typeof candidate.evalBuffer === 'function'
+  const buffers = candidate as IoredisClient & BinaryEval
+  return {
+    evalsha: binary
+      ? (sha, numKeys, args) => buffers.evalshaBuffer(sha, numKeys, ...args)
+      : (sha, numKeys, args) => client.evalsha(sha, numKeys, ...args),
+    eval: binary
+      ? (source, numKeys, args) => buffers.evalBuffer(source, numKeys, ...args)
+      : (source, numKeys, args) => client.eval(source, numKeys, ...args),
+    del: (key) => client.del(key),
+    get status() {
+      return client.status
+    },
+    isCluster: client.isCluster === true,
+    binary,
+  }
+}
