@@ -98,10 +98,12 @@ export interface PostgresStoreOptions {
    */
   timeoutMs?: number
   /**
-   * The most a decision waits inside PostgreSQL for a lock another session holds on its key's row (or the
-   * table), in whole ms (`SET LOCAL lock_timeout`). Past it the decision is taken by `failMode` (reported with
-   * `timedOut: true`), without counting as an outage: the other keys go on being decided. Below `timeoutMs`.
-   * @default half of timeoutMs
+   * PostgreSQL's `lock_timeout` for every decision (`SET LOCAL`), in whole ms: the most one wait for a lock
+   * another session holds may take. A decision on a row someone holds waits at most twice (for the row, then
+   * for the holder's transaction), so this must be below half of `timeoutMs`. Past it PostgreSQL gives up and
+   * the decision is taken by `failMode` (reported with `timedOut: true`) without counting as an outage: the
+   * other keys go on being decided.
+   * @default a quarter of timeoutMs
    * @example 50
    */
   lockTimeoutMs?: number
@@ -166,7 +168,7 @@ const isPool = (v: unknown): v is PostgresPool =>
   ['connect', 'on', 'removeListener'].every((m) => typeof (v as Record<string, unknown>)[m] === 'function')
 const wholeMs = (expected: string) =>
   z.number({ error: expected }).refine((n) => Number.isSafeInteger(n) && n >= 0, { error: expected })
-const LOCK_TIMEOUT = 'a whole number of ms >= 1, below timeoutMs'
+const LOCK_TIMEOUT = 'a whole number of ms >= 1, below half of timeoutMs'
 
 const schema = z
   .strictObject({
@@ -196,7 +198,7 @@ const schema = z
       .default({ every: 1000, batch: 1000 }),
     onError: fn('a function').optional(),
   })
-  .refine((o) => o.lockTimeoutMs === undefined || o.lockTimeoutMs < o.timeoutMs, {
+  .refine((o) => o.lockTimeoutMs === undefined || o.lockTimeoutMs * 2 < o.timeoutMs, {
     path: ['lockTimeoutMs'],
     error: LOCK_TIMEOUT,
   })
@@ -211,7 +213,7 @@ export function parseStoreOptions(options: PostgresStoreOptions): ParsedOptions 
   const parsed = parseOptions(schema, options, 'PostgresStore')
   return {
     ...parsed,
-    lockTimeoutMs: parsed.lockTimeoutMs ?? Math.max(1, Math.floor(parsed.timeoutMs / 2)),
+    lockTimeoutMs: parsed.lockTimeoutMs ?? Math.max(1, Math.floor(parsed.timeoutMs / 4)),
     onError: parsed.onError as PostgresStoreOptions['onError'],
   }
 }

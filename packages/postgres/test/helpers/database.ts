@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
+import { fixedWindow } from '@floodgate/core'
 import pg from 'pg'
-import { migrate } from '../../src/index.js'
+import { migrate, PostgresStore } from '../../src/index.js'
 
 /** The machine's PostgreSQL, as the CI script starts it. */
 export const SHARED_POSTGRES = { host: '127.0.0.1', port: 5432, user: 'postgres', database: 'test' } as const
@@ -55,4 +56,17 @@ export async function testSchema(
       }
     },
   }
+}
+
+/**
+ * Open every connection of the pool and compile the functions in each, so that a test that times decisions
+ * measures the failure under test, not a cold connection (which can take 300 ms on a busy 2-core machine).
+ */
+export async function warmUp(pool: pg.Pool, schema: string): Promise<pg.Pool> {
+  const store = new PostgresStore({ pool, schema, timeoutMs: 30_000, failMode: 'closed' })
+  const algorithm = fixedWindow({ limit: 1_000_000, window: '1h' })
+  const size = (pool as pg.Pool & { options: { max: number } }).options.max
+  await Promise.all(Array.from({ length: size }, (_, i) => store.consume(algorithm, `warm-${i}`, 1)))
+  await store.close()
+  return pool
 }

@@ -1,0 +1,108 @@
+import { fixedWindow } from '@floodgate/core'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type PostgresDecision, PostgresStore } from '../src/index.js'
+import { SHARED_POSTGRES, type TestSchema, testSchema, warmUp } from './helpers/database.js'
+
+// A lock another session holds for long, on a key's row or on the whole table: each decision that needs it
+// is bounded (PostgreSQL gives up after lockTimeoutMs, before the store's timeoutMs), taken by the fail mode,
+// and leaves no backend behind still waiting; the other keys go on being decided by PostgreSQL. A decision
+// waiting for a lock holds its pool connection meanwhile, so the pool has one per request in flight here (a
+// pool too small for that makes the others queue past timeoutMs, which opens the circuit: see the docs).
+const TIMEOUT_MS = 300
+const SLACK_MS = 500
+const algorithm = fixedWindow({ limit: 1_000_000, window: '1h' })
+let db: TestSchema
+let holder: pg.Client
+
+beforeAll(async () => {
+  db = await testSchema({ pool: { max: 12 } })
+  await warmUp(db.pool, db.schema)
+  holder = new pg.Client(SHARED_POSTGRES)
+  await holder.connect()
+})
+afterAll(async () => {
+  await holder?.end()
+  await db?.drop()
+})
+
+function observedStore() {
+  const errors: { code: string | undefined; timedOut: boolean }[] = []
+  const store = new PostgresStore({
+    pool: db.pool,
+    schema: db.schema,
+    timeoutMs: TIMEOUT_MS,
+    failMode: 'closed',
+    onError: (error, event) =>
+      errors.push({ code: (error as { code?: string }).code, timedOut: event.timedOut }),
+  })
+  return { store, errors }
+}
+
+/** Decide each key once, all at once; each decision with its latency. */
+async function decideAll(store: PostgresStore, keys: string[]) {
+  return Promise.all(
+    keys.map(async (key) => {
+      const start = performance.now()
+      const decision: PostgresDecision = await store.consume(algorithm, key, 1)
+      return { key, source: decision.source, ms: performance.now() - start }
+    }),
+  )
+}
+
+/** Backends of this database still waiting for a lock on this schema's functions (the holder excluded). */
+async function waiting(): Promise<number> {
+  const { rows } = await holder.query(
+    `SELECT count(*)::int AS n FROM pg_stat_activity
+     WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'
+       AND query LIKE $1`,
+    [`%"${db.schema}"%`],
+  )
+  return rows[0].n
+}
+
+describe('a lock held for long', () => {
+  it("on one key's row: that key's decisions are bounded and fail closed, the others are decided, nothing keeps waiting", async () => {
+    const { store, errors } = observedStore()
+    expect((await store.consume(algorithm, 'busy', 1)).source).toBe('postgres')
+    await holder.query('BEGIN')
+    await holder.query(`SELECT FROM "${db.schema}".floodgate WHERE key = 'busy' FOR UPDATE`)
+    try {
+      const keys = Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? 'busy' : `free-${i}`))
+      const decided = await decideAll(store, keys)
+      expect(decided.filter((d) => d.key === 'busy').map((d) => d.source)).toEqual(
+        Array(6).fill('fail-closed'),
+      )
+      expect(decided.filter((d) => d.key !== 'busy').map((d) => d.source)).toEqual(Array(6).fill('postgres'))
+      expect(decided.filter((d) => d.ms > TIMEOUT_MS + SLACK_MS)).toEqual([])
+      // PostgreSQL's own lock_timeout (55P03) answered, a time bound but no outage: the circuit stays closed.
+      expect(errors).toEqual(Array(6).fill({ code: '55P03', timedOut: true }))
+      expect(store.degraded).toBe(false)
+      expect(await waiting()).toBe(0)
+    } finally {
+      await holder.query('ROLLBACK')
+    }
+    expect((await store.consume(algorithm, 'busy', 1)).source).toBe('postgres')
+  })
+
+  it('on the whole table (ACCESS EXCLUSIVE, as a long migration takes): every decision is bounded, then all resume', async () => {
+    const { store, errors } = observedStore()
+    expect((await store.consume(algorithm, 'warm', 1)).source).toBe('postgres')
+    await holder.query('BEGIN')
+    await holder.query(`LOCK TABLE "${db.schema}".floodgate IN ACCESS EXCLUSIVE MODE`)
+    try {
+      const decided = await decideAll(
+        store,
+        Array.from({ length: 8 }, (_, i) => `table-${i}`),
+      )
+      expect(decided.map((d) => d.source)).toEqual(Array(8).fill('fail-closed'))
+      expect(decided.filter((d) => d.ms > TIMEOUT_MS + SLACK_MS)).toEqual([])
+      expect(new Set(errors.map((e) => e.code))).toEqual(new Set(['55P03']))
+      expect(await waiting()).toBe(0)
+    } finally {
+      await holder.query('ROLLBACK')
+    }
+    const after = await decideAll(store, ['table-0', 'table-1'])
+    expect(after.map((d) => d.source)).toEqual(['postgres', 'postgres'])
+  })
+})
