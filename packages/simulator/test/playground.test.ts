@@ -36,7 +36,7 @@ afterAll(async () => {
   await server?.close()
 })
 
-describe('the playground, in chromium', () => {
+describe('the playground, in chromium', { timeout: 60_000 }, () => {
   it("runs the seed's live token bucket: a burst passes exactly `capacity`, the next gets 429, one passes after the refill", async () => {
     await open()
     const capacity = Number(await page.inputValue('#live-capacity'))
