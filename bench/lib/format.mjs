@@ -46,3 +46,6 @@ export function mdTable(columns, rows) {
   const rule = `|${cols.map((c) => (c.align === 'right' ? '---:' : '---')).join('|')}|`
   return [line(cols.map((c) => c.title)), rule, ...rows.map(line)].join('\n')
 }
+
+/** A right-aligned column for mdTable(): `right('req/s')`. */
+export const right = (title) => ({ title, align: 'right' })

@@ -26,3 +26,12 @@ export function summarize(values) {
   const med = median(s)
   return { min: s[0], median: med, max: s[s.length - 1], spread: (s[s.length - 1] - s[0]) / med, n: s.length }
 }
+
+/** The median and quartiles of a few measurements (non-finite ones left out), and the interquartile spread. */
+export function quartiles(values) {
+  const v = sorted(values.filter(Number.isFinite))
+  const med = percentile(v, 50)
+  const q1 = percentile(v, 25)
+  const q3 = percentile(v, 75)
+  return { median: med, q1, q3, min: v[0], max: v[v.length - 1], iqrSpread: (q3 - q1) / med, n: v.length }
+}

@@ -11,13 +11,14 @@
 //
 //   node bench/suites/memory.mjs            the full suite (about 2.5 minutes on 2 idle cores)
 //   node bench/suites/memory.mjs --quick    a smoke run with tiny durations (numbers not representative)
+//   node bench/suites/memory.mjs --render   only rewrite bench/results/memory.md from memory.json
 
 import { fileURLToPath } from 'node:url'
 import { parseArgs, runNode, sendResult } from '../lib/child.mjs'
 import { contenders, keyOf } from '../lib/contenders.mjs'
 import { buildOf, commandLine, machine } from '../lib/env.mjs'
 import { fmtBytes, fmtCount, fmtNs, fmtRatio, fmtSpread, mdTable } from '../lib/format.mjs'
-import { writeResults } from '../lib/results.mjs'
+import { readResults, writeResults } from '../lib/results.mjs'
 import { percentile, sorted, summarize } from '../lib/stats.mjs'
 import { runFor, sampleLatency, touchAll } from '../lib/timing.mjs'
 
@@ -60,7 +61,9 @@ const ALL_STORES = [
 const THROUGHPUT_STORES = ALL_STORES.filter((s) => s !== 'floodgate-swl' && s !== 'floodgate-lb')
 const HEAP_STORES = ALL_STORES
 const EXACT_STORES = ALL_STORES
-const CASES = { hot: 'one hot key', keys: `${fmtCount(CONFIG.keys)} keys round robin` }
+/** The two throughput cases and their names in the results. */
+const casesOf = (config) => ({ hot: 'one hot key', keys: `${fmtCount(config.keys)} keys round robin` })
+const CASES = casesOf(CONFIG)
 
 // ---------------------------------------------------------------------------------------------------------
 // Child modes: one measurement each, result on stdout.
@@ -217,7 +220,10 @@ function fastestPeer(caseResults, metric = 'perSecond') {
   return best
 }
 
+/** The markdown section, from the results alone (their `meta.config` and `meta.quick`), so stored results render again. */
 function render({ meta, throughput, heap, exact }) {
+  const config = meta.config
+  const cases = casesOf(config)
   const out = []
   const fastest = { hot: fastestPeer(throughput.hot), keys: fastestPeer(throughput.keys) }
   const smallestPeer = Object.keys(heap)
@@ -232,13 +238,13 @@ function render({ meta, throughput, heap, exact }) {
     throughput[c][s].perCpuSecond.median / throughput[c][fastestCpu[c]].perCpuSecond.median
   const fg = 'floodgate-swc'
 
-  out.push(`## Memory stores${quick ? ' (QUICK SMOKE RUN: numbers not representative)' : ''}`)
+  out.push(`## Memory stores${meta.quick ? ' (QUICK SMOKE RUN: numbers not representative)' : ''}`)
   out.push('')
   out.push(
     `Measured ${meta.date} on Node ${meta.node} (V8 ${meta.v8}), ${meta.cpu} x ${meta.cores}, ` +
       `load average ${meta.loadavg.join(' / ')} at the start and ${meta.loadavgEnd.join(' / ')} at the end ` +
       `(1 / 5 / 15 min; other work was running on the machine). Suite: \`node bench/suites/memory.mjs\`` +
-      `${quick ? ' --quick' : ''} (${Math.round(meta.elapsedMs / 1000)} s).`,
+      `${meta.quick ? ' --quick' : ''} (${Math.round(meta.elapsedMs / 1000)} s).`,
   )
   out.push('')
   const b = meta.floodgate
@@ -248,12 +254,15 @@ function render({ meta, throughput, heap, exact }) {
       `${meta.rebuiltDuringRun ? ' **WARNING: the package was rebuilt during the run; numbers mix two builds.**' : ''}`,
   )
   out.push('')
-  out.push("### Issue 2's goals (Floodgate with its default algorithm, slidingWindowCounter)")
+  out.push(
+    "### Goals: Floodgate's default algorithm (slidingWindowCounter) at least 1.5x the fastest peer's " +
+      'decisions per second, at most 100 bytes per key, exact within one tick',
+  )
   out.push('')
   const exactFg = exact[fg].sameTick
   const goals = [
     ...['hot', 'keys'].map((c) => [
-      `${c === 'hot' ? 'hot key' : CASES.keys}: >= 1.5x the fastest peer`,
+      `${c === 'hot' ? 'hot key' : cases.keys}: >= 1.5x the fastest peer`,
       `${fmtCount(throughput[c][fg].perSecond.median)}/s = ${fmtRatio(ratio(c, fg))} ${label(fastest[c])} ` +
         `(per CPU-second: ${fmtRatio(cpuRatio(c, fg))} ${label(fastestCpu[c])})`,
       ratio(c, fg) >= 1.5 ? 'met' : 'NOT met',
@@ -264,9 +273,9 @@ function render({ meta, throughput, heap, exact }) {
       heap[fg].bytesPerKey <= 100 ? 'met' : 'NOT met',
     ],
     [
-      `exactly ${CONFIG.exact.limit} of ${CONFIG.exact.calls} same-tick calls admitted`,
+      `exactly ${config.exact.limit} of ${config.exact.calls} same-tick calls admitted`,
       `${exactFg}`,
-      exactFg === CONFIG.exact.limit ? 'met' : 'NOT met',
+      exactFg === config.exact.limit ? 'met' : 'NOT met',
     ],
   ]
   out.push(mdTable(['goal', 'measured', ''], goals))
@@ -277,10 +286,10 @@ function render({ meta, throughput, heap, exact }) {
   out.push(
     `Calling pattern, the same for every store: one call in flight, \`await decide(key)\` in a loop, where ` +
       '`decide` is an `async` function that calls the store the way its own middleware does and returns ' +
-      `admitted or not. Quota ${fmtCount(CONFIG.throughput.limit)} per ${CONFIG.throughput.windowMs / 1000} s, ` +
+      `admitted or not. Quota ${fmtCount(config.throughput.limit)} per ${config.throughput.windowMs / 1000} s, ` +
       'so nothing is refused and every store does the same work (Floodgate buckets: capacity 1e9, refilled ' +
       '1 per minute, so a key stays alive between visits as a window key does). Each cell: ' +
-      `${CONFIG.rounds} rounds of ${CONFIG.measureMs} ms after a ${CONFIG.warmupMs} ms warm-up (all keys ` +
+      `${config.rounds} rounds of ${config.measureMs} ms after a ${config.warmupMs} ms warm-up (all keys ` +
       'created before the clock starts), every round in a fresh process, stores interleaved; the median ' +
       'round, ± half the range between the slowest and fastest round.',
   )
@@ -288,7 +297,7 @@ function render({ meta, throughput, heap, exact }) {
   out.push(
     `**1.0x = the fastest peer in that column**: ${label(fastest.hot)} for the hot key ` +
       `(${fmtCount(throughput.hot[fastest.hot].perSecond.median)}/s), ${label(fastest.keys)} for ` +
-      `${CASES.keys} (${fmtCount(throughput.keys[fastest.keys].perSecond.median)}/s).`,
+      `${cases.keys} (${fmtCount(throughput.keys[fastest.keys].perSecond.median)}/s).`,
   )
   out.push('')
   const tpRows = THROUGHPUT_STORES.map((s) => [
@@ -303,7 +312,7 @@ function render({ meta, throughput, heap, exact }) {
   const r = (title) => ({ title, align: 'right' })
   out.push(
     mdTable(
-      ['store', r('hot key'), r('±'), r('x fastest peer'), r(CASES.keys), r('±'), r('x fastest peer')],
+      ['store', r('hot key'), r('±'), r('x fastest peer'), r(cases.keys), r('±'), r('x fastest peer')],
       tpRows,
     ),
   )
@@ -316,12 +325,12 @@ function render({ meta, throughput, heap, exact }) {
       'GC helpers included) instead of per second of wall time: other processes competing for the cores ' +
       'stretch wall time, hardly CPU time, so these ratios are steadier on a busy machine. ' +
       `**1.0x = the fastest peer in that column**: ${label(fastestCpu.hot)} (hot key), ` +
-      `${label(fastestCpu.keys)} (${CASES.keys}).`,
+      `${label(fastestCpu.keys)} (${cases.keys}).`,
   )
   out.push('')
   out.push(
     mdTable(
-      ['store', r('hot key'), r('±'), r('x fastest peer'), r(CASES.keys), r('±'), r('x fastest peer')],
+      ['store', r('hot key'), r('±'), r('x fastest peer'), r(cases.keys), r('±'), r('x fastest peer')],
       THROUGHPUT_STORES.map((s) => [
         label(s),
         `${fmtCount(throughput.hot[s].perCpuSecond.median)}/CPU-s`,
@@ -339,7 +348,7 @@ function render({ meta, throughput, heap, exact }) {
   out.push('')
   out.push(
     `process.hrtime.bigint() before each call and after its \`await\`, ${fmtCount(throughput.hot.map.samples)} ` +
-      `samples per cell (${CONFIG.latencySamples} per round, right after the throughput run). The two timer ` +
+      `samples per cell (${config.latencySamples} per round, right after the throughput run). The two timer ` +
       'reads are inside every sample; the bare Map row shows that floor.',
   )
   out.push('')
@@ -349,8 +358,8 @@ function render({ meta, throughput, heap, exact }) {
         'store',
         r('hot p50'),
         r('hot p99'),
-        r(`${fmtCount(CONFIG.keys)} p50`),
-        r(`${fmtCount(CONFIG.keys)} p99`),
+        r(`${fmtCount(config.keys)} p50`),
+        r(`${fmtCount(config.keys)} p99`),
       ],
       THROUGHPUT_STORES.map((s) => [
         label(s),
@@ -363,11 +372,11 @@ function render({ meta, throughput, heap, exact }) {
   )
   out.push('')
 
-  out.push(`### Heap bytes per key after ${fmtCount(CONFIG.heapKeys)} keys`)
+  out.push(`### Heap bytes per key after ${fmtCount(config.heapKeys)} keys`)
   out.push('')
   out.push(
     `Each store in its own \`node --expose-gc\` process: modules loaded and JIT warmed on a throwaway ` +
-      `instance, gc, then ${fmtCount(CONFIG.heapKeys)} distinct keys (\`10.a.b.c\`, the same strings for ` +
+      `instance, gc, then ${fmtCount(config.heapKeys)} distinct keys (\`10.a.b.c\`, the same strings for ` +
       'every store, created in the loop so each store pays for the strings it keeps) decided once each, gc; ' +
       '(Δ `heapUsed` + Δ `arrayBuffers`) / keys. `arrayBuffers` is off the V8 heap but is memory the store ' +
       "holds (Floodgate's typed arrays live there), so it is counted. Policy: 100 per hour (Floodgate's " +
@@ -395,8 +404,8 @@ function render({ meta, throughput, heap, exact }) {
   out.push('### Same-tick exactness')
   out.push('')
   out.push(
-    `${CONFIG.exact.calls} calls on one key at a limit of ${CONFIG.exact.limit} per hour, all issued before ` +
-      `any is awaited (\`Promise.all\`), on a fresh store; then ${CONFIG.exact.calls} calls awaited one ` +
+    `${config.exact.calls} calls on one key at a limit of ${config.exact.limit} per hour, all issued before ` +
+      `any is awaited (\`Promise.all\`), on a fresh store; then ${config.exact.calls} calls awaited one ` +
       'by one on another fresh store, which every store should get right.',
   )
   out.push('')
@@ -407,7 +416,7 @@ function render({ meta, throughput, heap, exact }) {
         label(s),
         exact[s].sameTick,
         exact[s].sequential,
-        exact[s].sameTick === CONFIG.exact.limit && exact[s].sequential === CONFIG.exact.limit ? 'yes' : 'no',
+        exact[s].sameTick === config.exact.limit && exact[s].sequential === config.exact.limit ? 'yes' : 'no',
       ]),
     ),
   )
@@ -443,7 +452,16 @@ async function main() {
   log(`wrote ${files.md} and ${files.json} in ${Math.round(meta.elapsedMs / 1000)} s`)
 }
 
-if (args.child === 'throughput') await childThroughput(args.store, args.case)
+/** --render: rewrite bench/results/memory.md from memory.json (after a change of wording; numbers as measured). */
+function renderStored() {
+  const stored = readResults('memory')
+  if (!stored?.json) throw new Error('no bench/results/memory.json to render: run the suite first')
+  const files = writeResults('memory', render(stored.json), stored.json)
+  log(`wrote ${files.md} from ${files.json} (measured ${stored.json.meta.date})`)
+}
+
+if (args.render) renderStored()
+else if (args.child === 'throughput') await childThroughput(args.store, args.case)
 else if (args.child === 'heap') await childHeap(args.store)
 else if (args.child === 'exact') await childExact()
 else await main()
