@@ -15,7 +15,14 @@ import { type Location, local, qualified } from './location.js'
 export const tableSql = (location: Location, unlogged: boolean) => {
   const table = qualified(location)
   const persistence = unlogged ? 'u' : 'p'
-  return `CREATE SCHEMA IF NOT EXISTS "${location.schema}";
+  return `DO $schema$
+BEGIN
+  -- Checked first: CREATE SCHEMA IF NOT EXISTS would ask for the right to create schemas even when it exists.
+  IF NOT EXISTS (SELECT FROM pg_namespace WHERE nspname = '${location.schema}') THEN
+    CREATE SCHEMA "${location.schema}";
+  END IF;
+END
+$schema$;
 CREATE ${unlogged ? 'UNLOGGED ' : ''}TABLE IF NOT EXISTS ${table} (
   key text COLLATE "C" NOT NULL,
   algorithm text COLLATE "C" NOT NULL,
