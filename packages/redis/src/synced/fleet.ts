@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto'
+
+/**
+ * How many processes share the limits: fixed by the `processes` option, or counted in Redis, where every
+ * process joins a sorted set (scored by the server's clock) when it is created and on every sync, and leaves on
+ * `close()`. A process that stops syncing (idle, or dead) is dropped after `horizonMs`: counting it a little
+ * longer only makes the others' allowances smaller.
+ */
+export class Fleet {
+  /** This store's member name in the set. */
+  readonly id = randomUUID()
+  private counted = 1
+
+  constructor(
+    /** The sorted set, under the RedisStore's prefix. */
+    readonly key: string,
+    private readonly fixed: number | undefined,
+    private readonly horizonMs: number,
+  ) {}
+
+  /** Whether processes are counted in Redis (the `'auto'` option). */
+  get counting(): boolean {
+    return this.fixed === undefined
+  }
+
+  /** How many processes each allowance is shared with (at least 1, this one). */
+  get processes(): number {
+    return this.fixed ?? this.counted
+  }
+
+  /** The ARGV of the fleet script for `op`. */
+  args(op: 'join' | 'leave'): string[] {
+    return [op, this.id, String(this.horizonMs)]
+  }
+
+  /** A reply of the fleet script: the number of members after this one joined. Anything else is ignored. */
+  observe(reply: unknown): void {
+    if (typeof reply === 'number' && Number.isSafeInteger(reply) && reply >= 1) this.counted = reply
+  }
+}

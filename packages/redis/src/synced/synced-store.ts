@@ -1,0 +1,407 @@
+import type { Algorithm, ConsumeItem, Decision, Store } from '@floodgate/core'
+import { type CallFailure, Circuit, cachedClock, consumeInGroups } from '@floodgate/core/internal'
+import { ScriptRunner } from '../script-runner.js'
+import type { RedisStore } from '../store.js'
+import type { DecisionSource } from '../wire.js'
+import { Fleet } from './fleet.js'
+import {
+  type ParsedSyncedOptions,
+  parseSyncedOptions,
+  type SyncedStoreOptions,
+  unrefTimers,
+} from './options.js'
+import { ServerClock } from './server-clock.js'
+import { emptyStats, SyncLoop, type SyncStats } from './sync-loop.js'
+import { FLEET } from './sync-script.js'
+import { SyncedKey } from './synced-key.js'
+import { windowKindOf, windowStart } from './window-kinds.js'
+
+/** Where a SyncedStore decision came from: counted locally, decided by Redis, or counted locally while Redis was down. */
+export type SyncedSource = 'local' | 'offline' | Extract<DecisionSource, 'redis' | 'block-cache'>
+
+/** A decision that says where it came from. */
+export interface SyncedDecision extends Decision {
+  source: SyncedSource
+}
+
+/** After a failed sync, how long (ms) Redis is left alone before the next try (once the client is connected). */
+const RETRY_AFTER_FAILURE_MS = 1000
+/** A key not read for this many sync intervals is read again before it is decided locally. */
+const STALE_AFTER_SYNCS = 3
+/** How long (in sync intervals, at least 5 s) a process that stopped syncing is still counted. */
+const FLEET_HORIZON_SYNCS = 20
+const FLEET_HORIZON_MIN_MS = 5000
+/** Float noise forgiven when a cost is compared with an allowance (costs are multiples of 1/1024). */
+const CAP_EPSILON = 1e-9
+
+const tagged = (decision: Decision, source: SyncedSource): SyncedDecision => {
+  const out = decision as SyncedDecision
+  out.source = source
+  return out
+}
+
+/**
+ * Counts locally and keeps an approximate shared total in Redis: a global limit at in-memory speed.
+ *
+ * Each process decides from the last total it read plus its own counts since, and sends its counts for every
+ * key it used once per `syncEvery`, reading the new totals back (one script call per Cluster slot). Each sync
+ * grants the process an allowance of `1/P` of what the total left (P processes); a request the allowance does
+ * not cover is refused until the next sync, or, once the total is within `exactWithin` of the limit, decided
+ * by the RedisStore's script. The worst-case overshoot is stated in `docs/redis.md`. Runs the window
+ * algorithms (`fixedWindow`, `slidingWindowCounter`); others are refused with a `RateLimitConfigError`.
+ *
+ * @example
+ * const store = new SyncedStore({ store: new RedisStore({ client }), syncEvery: '50ms' })
+ * app.use(rateLimit({ limit: 1000, window: '1m', store }))
+ */
+export class SyncedStore implements Store {
+  /** The RedisStore holding the shared totals. */
+  readonly store: RedisStore
+  readonly syncEveryMs: number
+  readonly exactWithin: number
+  readonly offline: ParsedSyncedOptions['offline']
+  private readonly tables = new Map<string, Map<string, SyncedKey>>()
+  private readonly resets = new Map<string, Promise<void>>()
+  private readonly maxKeys: number
+  private readonly local: () => number
+  private readonly serverClock: ServerClock
+  private readonly circuit: Circuit
+  private readonly fleet: Fleet
+  private readonly loop: SyncLoop
+  private readonly runner: ScriptRunner
+  private readonly onError: ParsedSyncedOptions['onError']
+  private readonly counters = emptyStats()
+  private lastNow: number | undefined
+  private size = 0
+  private closed = false
+
+  constructor(options: SyncedStoreOptions) {
+    const o = parseSyncedOptions(options)
+    this.store = o.store
+    this.syncEveryMs = o.syncEvery
+    this.exactWithin = o.exactWithin
+    this.offline = o.offline
+    this.maxKeys = o.maxKeys
+    this.onError = o.onError
+    this.local = (o.clock as (() => number) | undefined) ?? cachedClock()
+    this.serverClock = new ServerClock(this.local)
+    this.runner = new ScriptRunner(this.store.client, this.store.timeoutMs)
+    this.circuit = new Circuit(this.runner, RETRY_AFTER_FAILURE_MS)
+    this.fleet = new Fleet(
+      `${this.store.prefix}:{synced}:processes`,
+      o.processes === 'auto' ? undefined : o.processes,
+      Math.max(FLEET_HORIZON_MIN_MS, FLEET_HORIZON_SYNCS * this.syncEveryMs),
+    )
+    this.loop = new SyncLoop({
+      runner: this.runner,
+      isCluster: this.runner.isCluster,
+      syncEveryMs: this.syncEveryMs,
+      timers: o.timers ?? unrefTimers,
+      local: this.local,
+      serverClock: this.serverClock,
+      scriptNow: () => this.lastNow,
+      fleet: this.fleet,
+      online: () => this.online(),
+      failed: (failure, keys) => this.failed(failure, keys),
+      stats: this.counters,
+    })
+    if (this.fleet.counting) this.callFleet('join')
+  }
+
+  /** How many processes each allowance is shared with: the `processes` option, or the count in Redis. */
+  get processes(): number {
+    return this.fleet.processes
+  }
+
+  /** What the store has done so far (a copy). */
+  get stats(): SyncStats & { keys: number; processes: number } {
+    return { ...this.counters, keys: this.size, processes: this.processes }
+  }
+
+  /** Throw the `RateLimitConfigError` a SyncedStore gives for an algorithm it cannot count (a bucket, GCRA, the log). */
+  checkAlgorithm(algorithm: Algorithm): void {
+    windowKindOf(algorithm)
+  }
+
+  consume(
+    algorithm: Algorithm,
+    key: string,
+    cost: number,
+    now?: number,
+  ): SyncedDecision | Promise<SyncedDecision> {
+    if (this.closed) return this.store.consume(algorithm, key, cost, now) as Promise<SyncedDecision>
+    const entry = this.entry(algorithm, key)
+    if (entry instanceof Promise) return entry.then(() => this.consume(algorithm, key, cost, now))
+    if (this.isFresh(entry) || !this.online()) return this.decide(entry, cost, now, false)
+    this.counters.waited++
+    return this.loop.read(entry).then(() => this.decide(entry, cost, now, !this.isFresh(entry)))
+  }
+
+  /** Atomic over all items when every one can be decided locally; otherwise one by one, giving back on a refusal. */
+  consumeAll(items: readonly ConsumeItem[], now?: number): Decision[] | Promise<Decision[]> {
+    const local = this.closed ? undefined : this.consumeAllLocally(items, now)
+    if (local) return local
+    return consumeInGroups({
+      store: this,
+      items,
+      groups: items.map((_, i) => [i]),
+      consumeGroup: ([item]) =>
+        Promise.resolve(this.consume(item!.algorithm, item!.key, item!.cost, now)).then((d) => [d]),
+      now,
+    })
+  }
+
+  peek(
+    algorithm: Algorithm,
+    key: string,
+    cost: number,
+    now?: number,
+  ): SyncedDecision | Promise<SyncedDecision> {
+    if (this.closed) return this.store.peek(algorithm, key, cost, now) as Promise<SyncedDecision>
+    const entry = this.entry(algorithm, key)
+    if (entry instanceof Promise) return entry.then(() => this.peek(algorithm, key, cost, now))
+    const decide = () => {
+      this.loop.enqueue(entry)
+      const source = this.isFresh(entry) && this.online() ? 'local' : 'offline'
+      return tagged(algorithm.peek(entry.view, 0, this.timeOf(now), cost), source)
+    }
+    if (this.isFresh(entry) || !this.online()) return decide()
+    return this.loop.read(entry).then(decide)
+  }
+
+  /** Give units back locally (sent with the next sync); a key this process does not hold is refunded in Redis. */
+  refund(algorithm: Algorithm, key: string, cost: number, now?: number): void | Promise<void> {
+    const entry = this.closed ? undefined : this.tables.get(algorithm.id)?.get(key)
+    if (!entry) return this.store.refund(algorithm, key, cost, now)
+    const t = this.timeOf(now)
+    const start = windowStart(t, entry.windowMs)
+    const view = entry.view
+    const before = view[0] === start ? view[1]! : 0
+    algorithm.refund(view, 0, t, cost)
+    const given = before - (view[0] === start ? view[1]! : 0)
+    if (given > 0) {
+      entry.refunded(start, given)
+      this.loop.enqueue(entry)
+    }
+  }
+
+  /**
+   * Forget `key` here and in Redis (the shared total too), after the sync in flight has landed so that it cannot
+   * write the key again. Counts other processes have not sent yet still arrive. Rejects when Redis fails.
+   */
+  async reset(algorithm: Algorithm, key: string): Promise<void> {
+    const entry = this.tables.get(algorithm.id)?.get(key)
+    if (entry) this.forget(entry)
+    const rkey = this.store.keyOf(algorithm, key)
+    const done = this.loop.landed().then(() => this.store.reset(algorithm, key))
+    const settled = done.then(
+      () => {},
+      () => {},
+    )
+    this.resets.set(rkey, settled)
+    try {
+      await done
+    } finally {
+      if (this.resets.get(rkey) === settled) this.resets.delete(rkey)
+    }
+  }
+
+  /** Send every count not sent yet, leave the process count, and stop syncing. Later calls go to the RedisStore. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    this.loop.stop()
+    await this.loop.sync()
+    if (this.fleet.counting && this.online()) await this.callFleet('leave')
+    for (const table of this.tables.values()) for (const entry of table.values()) entry.detached = true
+    this.tables.clear()
+    this.size = 0
+    await this.store.close()
+  }
+
+  /** Send every count not sent yet and read the totals back, now. Never rejects. */
+  sync(): Promise<void> {
+    return this.loop.sync()
+  }
+
+  /** The key's entry; a promise while the key is being reset. */
+  private entry(algorithm: Algorithm, key: string): SyncedKey | Promise<void> {
+    let table = this.tables.get(algorithm.id)
+    const found = table?.get(key)
+    if (found) return found
+    const kind = windowKindOf(algorithm)
+    const rkey = this.store.keyOf(algorithm, key)
+    const resetting = this.resets.get(rkey)
+    if (resetting) return resetting
+    if (!table) {
+      table = new Map()
+      this.tables.set(algorithm.id, table)
+    }
+    if (this.size >= this.maxKeys) this.evict()
+    const entry = new SyncedKey(key, rkey, algorithm, kind)
+    table.set(key, entry)
+    this.size++
+    return entry
+  }
+
+  /** Forget one key, preferring one with nothing left to send (the oldest such among the first few). */
+  private evict(): void {
+    let victim: SyncedKey | undefined
+    for (const table of this.tables.values()) {
+      let looked = 0
+      for (const entry of table.values()) {
+        victim ??= entry
+        if (entry.pending.empty && !entry.inflight && !entry.queued) {
+          victim = entry
+          break
+        }
+        if (++looked === 8) break
+      }
+      if (victim?.pending.empty) break
+    }
+    if (victim) this.forget(victim)
+  }
+
+  private forget(entry: SyncedKey): void {
+    entry.detached = true
+    if (this.tables.get(entry.algorithm.id)?.delete(entry.key)) this.size--
+    const waiters = entry.waiters
+    entry.waiters = undefined
+    for (const resolve of waiters ?? []) resolve()
+  }
+
+  private isFresh(entry: SyncedKey): boolean {
+    return this.local() - entry.readAt <= STALE_AFTER_SYNCS * this.syncEveryMs
+  }
+
+  private online(): boolean {
+    return this.circuit.allows() && !this.store.degraded
+  }
+
+  /** The decision time: the limiter's when it passes one, else the Redis server's clock as estimated here. */
+  private timeOf(now: number | undefined): number {
+    if (now === undefined) return this.serverClock.now()
+    this.lastNow = now
+    return now
+  }
+
+  /**
+   * The units `entry` may have admitted locally, unacknowledged, in the window starting at `start`: its
+   * allowance, 1/P of what the others' units (the view less its own unacknowledged ones) leave below
+   * `limit x (1 - exactWithin)`; offline, its share of what they leave below the limit (or no cap: `'limit'`).
+   */
+  private capOf(entry: SyncedKey, t: number, start: number, online: boolean): number {
+    if (!online && this.offline === 'limit') return Number.POSITIVE_INFINITY
+    const limit = entry.algorithm.limit
+    const ceiling = online ? limit * (1 - this.exactWithin) : limit
+    const others = entry.kind.used(entry.view, t, entry.windowMs) - entry.unackedAt(start)
+    return (ceiling - others) / this.processes + CAP_EPSILON
+  }
+
+  private decide(
+    entry: SyncedKey,
+    cost: number,
+    now: number | undefined,
+    forceOffline: boolean,
+  ): SyncedDecision | Promise<SyncedDecision> {
+    const { algorithm } = entry
+    const t = this.timeOf(now)
+    const start = windowStart(t, entry.windowMs)
+    this.loop.enqueue(entry)
+    const online = !forceOffline && this.online() && this.isFresh(entry)
+    const source = online ? 'local' : 'offline'
+    const cap = this.capOf(entry, t, start, online)
+    if (entry.unackedAt(start) + cost <= cap) {
+      const decision = algorithm.consume(entry.view, 0, t, cost)
+      if (decision.allowed) entry.admitted(start, cost)
+      this.counters[source]++
+      return tagged(decision, source)
+    }
+    const view = algorithm.peek(entry.view, 0, t, cost)
+    // Near the limit (the total would pass limit x (1 - exactWithin), or no allowance can hold the cost):
+    // Redis decides. Elsewhere the allowance is spent until the next sync.
+    const nearLimit =
+      cap < cost ||
+      entry.kind.used(entry.view, t, entry.windowMs) + cost >
+        algorithm.limit * (1 - this.exactWithin) + CAP_EPSILON
+    if (view.allowed && online && nearLimit) return this.decideInRedis(entry, cost, now, t)
+    this.counters[source]++
+    if (!view.allowed) return tagged(view, source)
+    // The view has room but this process's share is spent: it grows again at the next sync (online) or in
+    // the next window (offline).
+    const retryAfterMs = online ? Math.ceil(this.syncEveryMs) : Math.ceil(start + entry.windowMs - t)
+    return tagged({ ...view, allowed: false, remaining: 0, retryAfterMs }, source)
+  }
+
+  /** Near the limit: the RedisStore's script decides; a failure there is decided locally instead. */
+  private decideInRedis(
+    entry: SyncedKey,
+    cost: number,
+    now: number | undefined,
+    t: number,
+  ): Promise<SyncedDecision> {
+    const { algorithm } = entry
+    this.counters.exact++
+    return this.store.consume(algorithm, entry.key, cost, now).then(
+      (decision) => {
+        if (decision.source !== 'redis' && decision.source !== 'block-cache') {
+          this.counters.exact--
+          return this.decide(entry, cost, now, true)
+        }
+        if (!decision.allowed) return decision as SyncedDecision
+        const start = windowStart(t, entry.windowMs)
+        entry.admittedInRedis(start, cost)
+        const local = algorithm.consume(entry.view, 0, t, cost)
+        if (!local.allowed) entry.kind.merge(entry.view, start, cost, entry.windowMs)
+        return tagged(local.allowed ? local : decision, decision.source)
+      },
+      () => {
+        this.counters.exact--
+        return this.decide(entry, cost, now, true)
+      },
+    )
+  }
+
+  /** Every item decided locally as one, or undefined when one of them needs Redis (or a read). */
+  private consumeAllLocally(items: readonly ConsumeItem[], now: number | undefined): Decision[] | undefined {
+    if (!this.online()) return undefined
+    const entries: SyncedKey[] = []
+    for (const item of items) {
+      const entry = this.entry(item.algorithm, item.key)
+      if (entry instanceof Promise || !this.isFresh(entry) || entries.includes(entry)) return undefined
+      entries.push(entry)
+    }
+    const t = this.timeOf(now)
+    const starts = entries.map((entry) => windowStart(t, entry.windowMs))
+    const fits = entries.every(
+      (entry, i) => entry.unackedAt(starts[i]!) + items[i]!.cost <= this.capOf(entry, t, starts[i]!, true),
+    )
+    if (!fits) return undefined
+    const peeks = entries.map((entry, i) => entry.algorithm.peek(entry.view, 0, t, items[i]!.cost))
+    for (const entry of entries) this.loop.enqueue(entry)
+    this.counters.local += entries.length
+    if (!peeks.every((d) => d.allowed)) return peeks.map((d) => tagged(d, 'local'))
+    return entries.map((entry, i) => {
+      const decision = entry.algorithm.consume(entry.view, 0, t, items[i]!.cost)
+      entry.admitted(starts[i]!, items[i]!.cost)
+      return tagged(decision, 'local')
+    })
+  }
+
+  private failed(failure: CallFailure, keys: number): void {
+    if (failure.outage) this.circuit.trip()
+    if (!this.onError) return
+    const error = failure.error instanceof Error ? failure.error : new Error(String(failure.error))
+    try {
+      this.onError(error, { keys, timedOut: failure.timedOut })
+    } catch {
+      // onError must not throw; a throwing hook must not break the sync loop.
+    }
+  }
+
+  private callFleet(op: 'join' | 'leave'): Promise<void> {
+    return this.runner
+      .run(FLEET, 1, [this.fleet.key, ...this.fleet.args(op)])
+      .then((settled) => this.fleet.observe(settled))
+  }
+}

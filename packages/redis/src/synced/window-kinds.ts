@@ -1,0 +1,90 @@
+import { type Algorithm, RateLimitConfigError } from '@floodgate/core'
+
+/**
+ * The algorithms a SyncedStore can count locally: the two that count units per aligned window. Their state is
+ * a count per window start, so counts made in several processes add up, whatever order they arrive in; the
+ * sync script adds each process's delta to the RedisStore's own state for the key.
+ */
+export type SyncedKind = 'fixed-window' | 'sliding-window-counter'
+
+/** What the SyncedStore does with one kind of state: the same merge the sync script does in Redis. */
+export interface WindowKind {
+  /** The code the sync script dispatches on. */
+  readonly code: 'fw' | 'swc'
+  readonly stateSize: 2 | 3
+  /**
+   * Add `amount` units (negative: units given back) counted in the window starting at `start` to `state`, in
+   * place. A delta for a window older than the state's is dropped (it no longer counts); a window never goes
+   * below 0. Mirrors `merge_fw` / `merge_swc` in the sync script.
+   */
+  merge(state: Float64Array, start: number, amount: number, windowMs: number): void
+  /** How many units `state` counts against the limit at `now`. */
+  used(state: Float64Array, now: number, windowMs: number): number
+}
+
+const fixedWindow: WindowKind = {
+  code: 'fw',
+  stateSize: 2,
+  merge(s, start, amount, _w) {
+    if (amount === 0) return
+    if (start === s[0]) s[1] = Math.max(0, s[1]! + amount)
+    else if (start > s[0]! && amount > 0) {
+      s[0] = start
+      s[1] = amount
+    }
+  },
+  used: (s, now, w) => (s[0] === Math.floor(now / w) * w ? s[1]! : 0),
+}
+
+const slidingWindowCounter: WindowKind = {
+  code: 'swc',
+  stateSize: 3,
+  merge(s, start, amount, w) {
+    if (amount === 0) return
+    const stored = s[0]!
+    if (start === stored) s[1] = Math.max(0, s[1]! + amount)
+    else if (start === stored - w) s[2] = Math.max(0, s[2]! + amount)
+    else if (start > stored && amount > 0) {
+      s[2] = start === stored + w ? s[1]! : 0
+      s[1] = amount
+      s[0] = start
+    }
+  },
+  used(s, now, w) {
+    const start = Math.floor(now / w) * w
+    let curr = 0
+    let prev = 0
+    if (s[0] === start) {
+      curr = s[1]!
+      prev = s[2]!
+    } else if (s[0] === start - w) {
+      prev = s[1]!
+    }
+    return curr + (prev * (w - (now - start))) / w
+  },
+}
+
+const KINDS: Partial<Record<Algorithm['kind'], WindowKind>> = {
+  'fixed-window': fixedWindow,
+  'sliding-window-counter': slidingWindowCounter,
+}
+
+/** The start of the aligned window `now` falls in. */
+export const windowStart = (now: number, windowMs: number): number => Math.floor(now / windowMs) * windowMs
+
+/**
+ * The window kind of `algorithm`, or a `RateLimitConfigError` saying which algorithms a SyncedStore runs and
+ * why: a bucket's or GCRA's state is a level that drains with time, so counts made apart do not add up into it,
+ * and a sliding log's state is one timestamp per request.
+ */
+export function windowKindOf(algorithm: Algorithm): WindowKind {
+  const kind = KINDS[algorithm.kind]
+  if (kind) return kind
+  throw new RateLimitConfigError(
+    'ERR_FLOODGATE_INVALID_OPTION',
+    'SyncedStore.algorithm',
+    algorithm.kind,
+    'fixedWindow(...) or slidingWindowCounter(...): a SyncedStore counts units per window locally and adds ' +
+      'the counts up in Redis; use a RedisStore for the sliding log, the buckets and GCRA',
+  )
+}

@@ -1,0 +1,333 @@
+import { createHash } from 'node:crypto'
+import {
+  type Algorithm,
+  createLimiter,
+  fixedWindow,
+  gcra,
+  RateLimitConfigError,
+  slidingWindowCounter,
+  slidingWindowLog,
+  tokenBucket,
+} from '@floodgate/core'
+import { algorithmCases, seededRandom, virtualClock } from '@floodgate/testkit'
+import type { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  RedisStore,
+  SYNCED_SCRIPTS,
+  type SyncedDecision,
+  SyncedStore,
+  type SyncedStoreOptions,
+} from '../src/index.js'
+import { manualTimers } from './fixtures/synced-timers.js'
+import { sharedClient, testPrefix } from './helpers.js'
+
+// Unit tests of the SyncedStore on a virtual clock: every call passes its time, syncs run when the test fires
+// the injected timers, and the totals live in the real shared Redis (db 9, a prefix of this file's own).
+let client: Redis
+const prefix = testPrefix('synced-unit')
+const start = Date.UTC(2026, 0, 1, 12)
+const stores: SyncedStore[] = []
+
+beforeAll(async () => {
+  client = await sharedClient()
+})
+afterAll(async () => {
+  for (const store of stores) await store.close()
+  const keys = await client.keys(`${prefix}*`)
+  if (keys.length > 0) await client.del(...keys)
+  await client.quit()
+})
+
+function synced(options: Partial<SyncedStoreOptions> & { name: string }) {
+  const clock = virtualClock(start)
+  const timers = manualTimers()
+  const { name, ...rest } = options
+  const store = new SyncedStore({
+    store: new RedisStore({ client, prefix: `${prefix}:${name}`, failMode: 'closed' }),
+    clock: clock.now,
+    timers,
+    processes: 1,
+    ...rest,
+  })
+  stores.push(store)
+  return { store, clock, timers }
+}
+
+const fields = (d: { allowed: boolean; remaining: number; resetMs: number; retryAfterMs: number }) => ({
+  allowed: d.allowed,
+  remaining: d.remaining,
+  resetMs: d.resetMs,
+  retryAfterMs: d.retryAfterMs,
+})
+
+describe('SyncedStore: options and algorithms', () => {
+  it('rejects invalid options at creation, naming the option, the value and what is allowed', () => {
+    const store = new RedisStore({ client })
+    const bad: [Record<string, unknown>, RegExp][] = [
+      [{}, /`SyncedStore.store` to be a RedisStore/],
+      [{ store, syncEvery: '0s' }, /`SyncedStore.syncEvery`.*got '0s'/],
+      [
+        { store, exactWithin: 1 },
+        /`SyncedStore.exactWithin` to be a number from 0 \(up to 1, excluded\), got 1/,
+      ],
+      [{ store, processes: 0 }, /`SyncedStore.processes` to be 'auto' or a whole number >= 1, got 0/],
+      [{ store, offline: 'open' }, /`SyncedStore.offline` to be 'share' or 'limit', got 'open'/],
+      [{ store, timers: {} }, /`SyncedStore.timers`/],
+      [{ store, syncevery: '50ms' }, /`SyncedStore.syncevery` to be one of the known options/],
+    ]
+    for (const [options, message] of bad) {
+      expect(() => new SyncedStore(options as never)).toThrow(RateLimitConfigError)
+      expect(() => new SyncedStore(options as never)).toThrow(message)
+    }
+  })
+
+  it('counts the window algorithms and refuses the others with a RateLimitConfigError that says why', () => {
+    const { store } = synced({ name: 'kinds' })
+    for (const algorithm of [
+      fixedWindow({ limit: 1, window: '1s' }),
+      slidingWindowCounter({ limit: 1, window: '1s' }),
+    ]) {
+      expect(() => store.checkAlgorithm(algorithm)).not.toThrow()
+    }
+    const refused: Algorithm[] = [
+      slidingWindowLog({ limit: 5, window: '1s' }),
+      tokenBucket({ capacity: 5, refillRate: 1 }),
+      gcra({ rate: 5 }),
+    ]
+    for (const algorithm of refused) {
+      expect(() => store.checkAlgorithm(algorithm)).toThrow(RateLimitConfigError)
+      expect(() => store.checkAlgorithm(algorithm)).toThrow(
+        new RegExp(`fixedWindow\\(...\\) or slidingWindowCounter\\(...\\).*got '${algorithm.kind}'`),
+      )
+      expect(() => store.consume(algorithm, 'k', 1, start)).toThrow(RateLimitConfigError)
+    }
+  })
+
+  it('each script SHA1 is the one SCRIPT LOAD answers', async () => {
+    for (const script of SYNCED_SCRIPTS) {
+      expect(script.sha).toBe(createHash('sha1').update(script.source).digest('hex'))
+      expect(await client.script('LOAD', script.source), script.name).toBe(script.sha)
+    }
+  })
+})
+
+/** The algorithm's own pure functions over one buffer per key: what a single process must decide. */
+function reference(algorithm: Algorithm) {
+  const states = new Map<string, Float64Array>()
+  const state = (key: string) => states.get(key) ?? new Float64Array(algorithm.stateSize)
+  return {
+    consume(key: string, cost: number, now: number) {
+      const s = state(key)
+      const decision = algorithm.consume(s, 0, now, cost)
+      if (decision.allowed) states.set(key, s)
+      return decision
+    },
+    peek: (key: string, cost: number, now: number) => algorithm.peek(state(key), 0, now, cost),
+    refund(key: string, cost: number, now: number) {
+      const s = states.get(key)
+      if (s) algorithm.refund(s, 0, now, cost)
+    },
+    reset: (key: string) => states.delete(key),
+  }
+}
+
+describe('SyncedStore: one process decides as the algorithm does', () => {
+  const windowCases = algorithmCases.filter((c) =>
+    ['fixed-window', 'sliding-window-counter'].includes(c.name),
+  )
+  for (const algorithmCase of windowCases) {
+    it(`${algorithmCase.name}: random sequences with syncs at random moments, some landing mid-window-change`, async () => {
+      const algorithm = algorithmCase.create()
+      const { store, timers, clock } = synced({ name: `ref-${algorithmCase.name}` })
+      for (let seed = 1; seed <= 6; seed++) {
+        const random = seededRandom(seed * 104_729)
+        const ref = reference(algorithm)
+        const keys = [`a${seed}`, `b${seed}`]
+        let now = start + Math.floor(random() * 10_000)
+        let flight: Promise<void> | undefined
+        for (let op = 0; op < 80; op++) {
+          const roll = random()
+          if (roll < 0.4) now += 0
+          else if (roll < 0.85) now += Math.floor(random() * 400)
+          else if (roll < 0.97) now += Math.floor(random() * 2500)
+          else now += 0.25 + Math.floor(random() * 100)
+          clock.set(now) // a key left alone for 3 sync intervals is read again before it is decided
+          // A sync starts now and then; it lands while the next decisions (synchronous) are being made.
+          if (random() < 0.3) {
+            timers.fire()
+            flight = store.sync()
+          }
+          if (flight && random() < 0.5) {
+            await flight
+            flight = undefined
+          }
+          const key = keys[random() < 0.75 ? 0 : 1]!
+          const cost = random() < 0.8 ? 1 : random() < 0.7 ? 2 : 0.5
+          const kind = random()
+          const where = `seed ${seed}, op ${op}, t=+${now - start}, cost ${cost}`
+          if (kind < 0.7) {
+            const got = await store.consume(algorithm, key, cost, now)
+            expect(fields(got), `consume: ${where}`).toEqual(fields(ref.consume(key, cost, now)))
+          } else if (kind < 0.85) {
+            const got = await store.peek(algorithm, key, cost, now)
+            expect(fields(got), `peek: ${where}`).toEqual(fields(ref.peek(key, cost, now)))
+          } else if (kind < 0.97) {
+            await store.refund(algorithm, key, cost, now)
+            ref.refund(key, cost, now)
+          } else {
+            await store.reset(algorithm, key)
+            ref.reset(key)
+          }
+        }
+        await flight
+      }
+      expect(store.stats.exact).toBe(0)
+      expect(store.stats.failedCalls).toBe(0)
+    }, 60_000)
+  }
+})
+
+describe('SyncedStore: syncs', () => {
+  const algorithm = fixedWindow({ limit: 100, window: '1m' })
+
+  it('a new key is read at once; then one timer of syncEvery while there is something to send, none when idle', async () => {
+    const { store, timers } = synced({ name: 'timing', syncEvery: '50ms' })
+    const first = await store.consume(algorithm, 'k', 1, start)
+    expect(first).toMatchObject({ allowed: true, source: 'local' })
+    expect(store.stats).toMatchObject({ syncs: 1, waited: 1 })
+    // The admission is pending: one timer, of syncEvery.
+    expect(timers.pending).toEqual([50])
+    for (let i = 0; i < 10; i++) store.consume(algorithm, 'k', 1, start + 1)
+    expect(timers.pending).toEqual([50])
+    expect(await client.get(store.store.keyOf(algorithm, 'k'))).toBeNull()
+    expect(timers.fire()).toBe(1)
+    await store.sync()
+    expect(store.stats).toMatchObject({ syncs: 2, calls: 2, keysSynced: 2 })
+    const raw = await client.getBuffer(store.store.keyOf(algorithm, 'k'))
+    expect(raw?.readDoubleLE(8)).toBe(11)
+    // Nothing new to send: no timer is left behind.
+    expect(timers.pending).toEqual([])
+    expect(await store.peek(algorithm, 'k', 1, start + 2)).toMatchObject({ remaining: 89, source: 'local' })
+    expect(timers.pending).toEqual([50]) // a peek asks for a fresh total at the next sync
+  })
+
+  it("merges the totals of several processes: each reads the others' counts back", async () => {
+    const a = synced({ name: 'merge', processes: 2 })
+    const b = synced({ name: 'merge', processes: 2 })
+    for (let i = 0; i < 3; i++) await a.store.consume(algorithm, 'k', 1, start)
+    for (let i = 0; i < 2; i++) await b.store.consume(algorithm, 'k', 1, start)
+    await a.store.sync()
+    await b.store.sync()
+    // A key is read again at the next sync after it is used: a peek is a use.
+    expect((await a.store.peek(algorithm, 'k', 1, start)).remaining).toBe(97)
+    await a.store.sync()
+    expect((await a.store.peek(algorithm, 'k', 1, start)).remaining).toBe(95)
+    expect((await b.store.peek(algorithm, 'k', 1, start)).remaining).toBe(95)
+    const raw = await client.getBuffer(a.store.store.keyOf(algorithm, 'k'))
+    expect(raw?.readDoubleLE(8)).toBe(5)
+  })
+
+  it('a sync in flight while the window rolls over: the old window is counted in it, the new one after', async () => {
+    const swc = slidingWindowCounter({ limit: 10, window: '1s' })
+    const { store } = synced({ name: 'rollover', syncEvery: '50ms' })
+    const w0 = start + 800
+    for (let i = 0; i < 4; i++) await store.consume(swc, 'k', 1, w0)
+    const flight = store.sync() // carries 4 units of window [12:00:00, 12:00:01)
+    // Before it lands, the window rolls: 3 units in [12:00:01, 12:00:02), the 4 before weigh 0.9 at +100 ms.
+    for (let i = 0; i < 3; i++) await store.consume(swc, 'k', 1, start + 1100)
+    await flight
+    await store.sync()
+    const raw = await client.getBuffer(store.store.keyOf(swc, 'k'))
+    expect([raw?.readDoubleLE(0), raw?.readDoubleLE(8), raw?.readDoubleLE(16)]).toEqual([start + 1000, 3, 4])
+    // 3 + 4 x 0.9 = 6.6: 3 more fit.
+    const more = [] as SyncedDecision[]
+    for (let i = 0; i < 4; i++) more.push(await store.consume(swc, 'k', 1, start + 1100))
+    expect(more.map((d) => d.allowed)).toEqual([true, true, true, false])
+  })
+
+  it('close() sends what is pending', async () => {
+    const { store } = synced({ name: 'close' })
+    await store.consume(algorithm, 'k', 1, start)
+    await store.consume(algorithm, 'k', 2, start)
+    await store.close()
+    const raw = await client.getBuffer(store.store.keyOf(algorithm, 'k'))
+    expect(raw?.readDoubleLE(8)).toBe(3)
+  })
+
+  it('reset clears the shared total in Redis, for every process', async () => {
+    const a = synced({ name: 'reset', processes: 2 })
+    const b = synced({ name: 'reset', processes: 2 })
+    for (let i = 0; i < 30; i++) await a.store.consume(algorithm, 'k', 1, start)
+    await a.store.sync()
+    expect((await b.store.peek(algorithm, 'k', 1, start)).remaining).toBe(70)
+    await a.store.reset(algorithm, 'k')
+    expect(await client.exists(a.store.store.keyOf(algorithm, 'k'))).toBe(0)
+    expect((await a.store.peek(algorithm, 'k', 1, start)).remaining).toBe(100)
+    await b.store.sync() // b reads the key again at its next sync
+    expect((await b.store.peek(algorithm, 'k', 1, start)).remaining).toBe(100)
+  })
+})
+
+describe('SyncedStore: allowances and exactness near the limit', () => {
+  const algorithm = fixedWindow({ limit: 100, window: '1m' })
+
+  it('each process may run 1/P of what the total leaves ahead of Redis; past it, it is refused until the next sync', async () => {
+    const { store } = synced({ name: 'share', processes: 4 })
+    const burst = await Promise.all(Array.from({ length: 40 }, () => store.consume(algorithm, 'k', 1, start)))
+    expect(burst.filter((d) => d.allowed)).toHaveLength(25)
+    const refused = burst.find((d) => !d.allowed)!
+    expect(refused).toMatchObject({ source: 'local', remaining: 0, retryAfterMs: 50 })
+    await store.sync() // the total is now 25: a new allowance of (100 - 25) / 4
+    const next = await Promise.all(Array.from({ length: 40 }, () => store.consume(algorithm, 'k', 1, start)))
+    expect(next.filter((d) => d.allowed)).toHaveLength(18)
+  })
+
+  it('exactWithin: once the known total is within exactWithin x limit of it, Redis decides every admission', async () => {
+    const { store } = synced({ name: 'exact', exactWithin: 0.2, processes: 1 })
+    const decisions: SyncedDecision[] = []
+    for (let i = 0; i < 110; i++) decisions.push(await store.consume(algorithm, 'k', 1, start))
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(100)
+    expect(decisions.slice(0, 80).every((d) => d.source === 'local')).toBe(true)
+    expect(decisions.slice(80, 100).every((d) => d.source === 'redis' && d.allowed)).toBe(true)
+    expect(decisions[99]!.remaining).toBe(0)
+    // Redis counts them all once the 80 local ones are sent.
+    await store.sync()
+    const raw = await client.getBuffer(store.store.keyOf(algorithm, 'k'))
+    expect(raw?.readDoubleLE(8)).toBe(100)
+  })
+
+  it('a cost above the limit is refused with retryAfterMs Infinity, locally', async () => {
+    const { store } = synced({ name: 'cost' })
+    await store.consume(algorithm, 'k', 1, start)
+    expect(await store.consume(algorithm, 'k', 101, start)).toMatchObject({
+      allowed: false,
+      retryAfterMs: Number.POSITIVE_INFINITY,
+      source: 'local',
+    })
+  })
+
+  it('works under createLimiter, and consumeAll spends nothing when one policy refuses', async () => {
+    const { store } = synced({ name: 'limiter' })
+    const limiter = createLimiter({
+      algorithm: fixedWindow({ limit: 3, window: '1m' }),
+      store,
+      clock: () => start,
+    })
+    const allowed = []
+    for (let i = 0; i < 4; i++) allowed.push((await limiter.consume('user:1')).allowed)
+    expect(allowed).toEqual([true, true, true, false])
+    const a = fixedWindow({ limit: 5, window: '1m' })
+    const b = slidingWindowCounter({ limit: 1, window: '1m' })
+    await store.consume(b, 'all-b', 1, start)
+    const both = await store.consumeAll(
+      [
+        { algorithm: a, key: 'all-a', cost: 1 },
+        { algorithm: b, key: 'all-b', cost: 1 },
+      ],
+      start,
+    )
+    expect(both.map((d) => d.allowed)).toEqual([true, false])
+    expect((await store.peek(a, 'all-a', 1, start)).remaining).toBe(5)
+  })
+})
