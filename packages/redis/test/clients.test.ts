@@ -1,10 +1,11 @@
+import { fixedWindow } from '@floodgate/core'
 import { requireSharedRedis } from '@floodgate/testkit'
 import { Cluster, Redis } from 'ioredis'
-import { ClientOfflineError, createClient, createCluster, ErrorReply, SimpleError } from 'redis'
+import { ClientOfflineError, createClient, createCluster, ErrorReply, RESP_TYPES, SimpleError } from 'redis'
 import { describe, expect, it } from 'vitest'
 import { adaptClient, clientKind } from '../src/clients/index.js'
-import { replyCode } from '../src/index.js'
-import { TEST_DB } from './helpers.js'
+import { RedisStore, replyCode } from '../src/index.js'
+import { TEST_DB, testPrefix } from './helpers.js'
 
 // The client adapters, on the real client objects (the conformance, cluster, failure and exactness suites
 // run every store behaviour through both).
@@ -46,6 +47,13 @@ describe('adaptClient', () => {
     expect(await adapted.evalsha('0'.repeat(40), 1, ['k']).catch(replyCode)).toBe('NOSCRIPT')
     const reply = await adapted.eval("return struct.pack('<d', ARGV[1] + 0)", 1, ['k', '0.5'])
     expect(Buffer.isBuffer(reply) && (reply as Buffer).readDoubleLE(0)).toBe(0.5)
+    // A view with a type mapping of its own: the store's mapping, sent with every command, wins.
+    const view = client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: String })
+    const store = new RedisStore({ client: view, prefix: testPrefix('view'), failMode: 'closed' })
+    expect(await store.consume(fixedWindow({ limit: 1, window: '1m' }), 'k', 1)).toMatchObject({
+      allowed: true,
+      source: 'redis',
+    })
     await client.close()
     expect(adapted.status).toBe('closed')
   })

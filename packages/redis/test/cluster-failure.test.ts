@@ -2,16 +2,7 @@ import { type RedisCluster, type RedisServer, startRedisCluster } from '@floodga
 import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { RedisClient } from '../src/index.js'
-import {
-  expectModesHonoured,
-  load,
-  MODES,
-  SLACK_MS,
-  stores,
-  TIMEOUT_MS,
-  until,
-  watchUnhandled,
-} from './failure-load.js'
+import { expectBoundedAndHonoured, load, stores, until, watchUnhandled } from './failure-load.js'
 import { CLIENT_NAMES, type ClientName, openClient, type TestClient } from './helpers.js'
 
 // Real failures in a real 3-master Redis Cluster (no replicas) this file starts, once per client: one master
@@ -62,34 +53,27 @@ for (const name of CLIENT_NAMES) {
 
     it('a master killed mid-load and restarted: bounded, each mode honoured, every key on Redis again', async () => {
       const run = load(stores(await client()))
-      await until(() => MODES.every((m) => run.count((r) => r.mode === m && r.source === 'redis') >= 20))
+      await run.eachMode(20, true)
       const killed = run.records.length
       await victim.kill('SIGKILL')
-      await until(() =>
-        MODES.every((m) => run.countSince(killed, (r) => r.mode === m && r.source !== 'redis') >= 20),
-      )
+      await run.eachMode(20, false, killed)
       await victim.restart()
       await clusterOk(cluster)
       const restarted = run.records.length
       await until(() => run.allKeysFromRedisSince(restarted))
       await run.stop()
 
-      expect(run.rejected).toEqual([])
-      expect(unhandled).toEqual([])
-      expect(run.count((r) => r.ms > TIMEOUT_MS + SLACK_MS)).toBe(0)
-      expectModesHonoured(run.records)
+      expectBoundedAndHonoured(run, unhandled)
       expect(run.records.slice(0, killed).filter((r) => r.source !== 'redis')).toEqual([])
     }, 60_000)
 
     it('a master frozen (connected, never answering): bounded by timeoutMs, then every key on Redis again', async () => {
       const run = load(stores(await client()))
-      await until(() => MODES.every((m) => run.count((r) => r.mode === m && r.source === 'redis') >= 20))
+      await run.eachMode(20, true)
       victim.pause()
       const paused = run.records.length
       try {
-        await until(() =>
-          MODES.every((m) => run.countSince(paused, (r) => r.mode === m && r.source !== 'redis') >= 20),
-        )
+        await run.eachMode(20, false, paused)
       } finally {
         victim.resume()
       }
@@ -98,25 +82,19 @@ for (const name of CLIENT_NAMES) {
       await until(() => run.allKeysFromRedisSince(resumed))
       await run.stop()
 
-      expect(run.rejected).toEqual([])
-      expect(unhandled).toEqual([])
-      expect(run.count((r) => r.ms > TIMEOUT_MS + SLACK_MS)).toBe(0)
-      expectModesHonoured(run.records)
+      expectBoundedAndHonoured(run, unhandled)
     }, 60_000)
 
     it('every master down when the client is created: bounded, fail mode, then Redis once the Cluster is up', async () => {
       for (const server of cluster.servers) await server.kill('SIGKILL')
       const run = load(stores(await client(false)), 4)
-      await until(() => MODES.every((m) => run.count((r) => r.mode === m && r.source !== 'redis') >= 10))
+      await run.eachMode(10, false)
       for (const server of cluster.servers) await server.restart()
       await clusterOk(cluster)
       await until(() => run.allKeysFromRedisSince(0))
       await run.stop()
 
-      expect(run.rejected).toEqual([])
-      expect(unhandled).toEqual([])
-      expect(run.count((r) => r.ms > TIMEOUT_MS + SLACK_MS)).toBe(0)
-      expectModesHonoured(run.records)
+      expectBoundedAndHonoured(run, unhandled)
     }, 60_000)
   })
 }

@@ -59,8 +59,15 @@ export function load(stores: Map<FailMode, RedisStore>, inFlight = 8) {
     records,
     rejected,
     count: (test: (r: Record) => boolean) => records.filter(test).length,
-    /** How many records from the `from`-th on pass `test`. */
-    countSince: (from: number, test: (r: Record) => boolean) => records.slice(from).filter(test).length,
+    /**
+     * Wait until every mode has `atLeast` decisions from Redis (`fromRedis`) or not from Redis, among the
+     * records from the `since`-th on.
+     */
+    eachMode(atLeast: number, fromRedis: boolean, since = 0): Promise<void> {
+      const counted = (m: FailMode) =>
+        records.slice(since).filter((r) => r.mode === m && (r.source === 'redis') === fromRedis).length
+      return until(() => MODES.every((m) => counted(m) >= atLeast))
+    },
     /** Whether, for every mode, every key has had a decision from Redis since the `from`-th record. */
     allKeysFromRedisSince(from: number): boolean {
       const seen = new Set(
@@ -76,6 +83,17 @@ export function load(stores: Map<FailMode, RedisStore>, inFlight = 8) {
       await Promise.all(workers)
     },
   }
+}
+
+/**
+ * What every failure test checks once its load has stopped: no decision rejected, no unhandled rejection,
+ * none slower than `timeoutMs` plus scheduling slack, every degraded decision as its fail mode says.
+ */
+export function expectBoundedAndHonoured(run: ReturnType<typeof load>, unhandled: unknown[]): void {
+  expect(run.rejected).toEqual([])
+  expect(unhandled).toEqual([])
+  expect(run.count((r) => r.ms > TIMEOUT_MS + SLACK_MS)).toBe(0)
+  expectModesHonoured(run.records)
 }
 
 /** Wait (on events, polling the outcome count) until `done()`; the test's own timeout bounds it. */

@@ -4,13 +4,11 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { type RedisClient, type RedisDecision, RedisStore } from '../src/index.js'
 import {
   algorithm,
-  expectModesHonoured,
+  expectBoundedAndHonoured,
   load,
   MODES,
-  SLACK_MS,
   stores,
   TIMEOUT_MS,
-  until,
   watchUnhandled,
 } from './failure-load.js'
 import { CLIENT_NAMES, type ClientName, openClient, type TestClient } from './helpers.js'
@@ -57,30 +55,16 @@ for (const name of CLIENT_NAMES)
       const run = load(byMode)
       const phase = { killed: 0, restarted: 0 }
 
-      await until(() => MODES.every((m) => run.count((r) => r.mode === m && r.source === 'redis') >= 20))
+      await run.eachMode(20, true)
       phase.killed = run.records.length
       await server.kill('SIGKILL')
-      await until(() =>
-        MODES.every(
-          (m) =>
-            run.records.slice(phase.killed).filter((r) => r.mode === m && r.source !== 'redis').length >= 20,
-        ),
-      )
+      await run.eachMode(20, false, phase.killed)
       await server.restart()
       phase.restarted = run.records.length
-      await until(() =>
-        MODES.every(
-          (m) =>
-            run.records.slice(phase.restarted).filter((r) => r.mode === m && r.source === 'redis').length >=
-            20,
-        ),
-      )
+      await run.eachMode(20, true, phase.restarted)
       await run.stop()
 
-      expect(run.rejected).toEqual([])
-      expect(unhandled).toEqual([])
-      expect(run.count((r) => r.ms > TIMEOUT_MS + SLACK_MS)).toBe(0)
-      expectModesHonoured(run.records)
+      expectBoundedAndHonoured(run, unhandled)
       for (const mode of MODES) {
         expect(
           run.records.slice(0, phase.killed).filter((r) => r.mode === mode && r.source !== 'redis'),
@@ -103,27 +87,16 @@ for (const name of CLIENT_NAMES)
       })
       byMode.set('open', observed)
       const run = load(byMode)
-      await until(() => MODES.every((m) => run.count((r) => r.mode === m && r.source === 'redis') >= 10))
+      await run.eachMode(10, true)
       server.pause()
       const paused = run.records.length
-      await until(() =>
-        MODES.every(
-          (m) => run.records.slice(paused).filter((r) => r.mode === m && r.source !== 'redis').length >= 20,
-        ),
-      )
+      await run.eachMode(20, false, paused)
       server.resume()
       const resumed = run.records.length
-      await until(() =>
-        MODES.every(
-          (m) => run.records.slice(resumed).filter((r) => r.mode === m && r.source === 'redis').length >= 10,
-        ),
-      )
+      await run.eachMode(10, true, resumed)
       await run.stop()
 
-      expect(run.rejected).toEqual([])
-      expect(unhandled).toEqual([])
-      expect(run.count((r) => r.ms > TIMEOUT_MS + SLACK_MS)).toBe(0)
-      expectModesHonoured(run.records)
+      expectBoundedAndHonoured(run, unhandled)
       expect(errors.length).toBeGreaterThan(0)
       expect(new Set(errors)).toEqual(new Set(['ERR_FLOODGATE_REDIS_TIMEOUT']))
     }, 60_000)
@@ -133,15 +106,12 @@ for (const name of CLIENT_NAMES)
       const c = client(name, port)
       const byMode = stores(c)
       const run = load(byMode, 4)
-      await until(() => MODES.every((m) => run.count((r) => r.mode === m && r.source !== 'redis') >= 10))
+      await run.eachMode(10, false)
       servers.push(await startRedis({ port }))
-      await until(() => MODES.every((m) => run.count((r) => r.mode === m && r.source === 'redis') >= 10))
+      await run.eachMode(10, true)
       await run.stop()
 
-      expect(run.rejected).toEqual([])
-      expect(unhandled).toEqual([])
-      expect(run.count((r) => r.ms > TIMEOUT_MS + SLACK_MS)).toBe(0)
-      expectModesHonoured(run.records)
+      expectBoundedAndHonoured(run, unhandled)
     }, 60_000)
 
     it('with the offline queue off, a dead client fails at once instead of waiting for the timeout', async () => {
