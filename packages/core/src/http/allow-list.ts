@@ -12,7 +12,20 @@ interface V6Range {
 }
 type Range = V4Range | V6Range
 
-/** Parse one allow-list entry (`'10.0.0.1'`, `'10.0.0.0/8'`, `'2001:db8::/32'`); `undefined` when invalid. */
+/**
+ * Parse one allow-list entry: an address or a CIDR range (`'10.0.0.1'`, `'10.0.0.0/8'`, `'2001:db8::/32'`)
+ * whose address is written as {@link parseIp} accepts it and whose prefix is 0 to 32 (IPv4) or 0 to 128
+ * (IPv6) in one to three digits; `undefined` when invalid.
+ *
+ * An IPv4 range matches IPv4 clients, IPv4-mapped and IPv4-compatible ones included; an IPv6 range matches
+ * the other IPv6 clients only (as Express's and Fastify's trust-proxy ranges do). A range written on an
+ * IPv4-mapped or IPv4-compatible address (`'::ffff:10.0.0.0/104'`) is the IPv4 range of 96 bits fewer
+ * (`10.0.0.0/8`); with fewer than 96 bits it would span IPv6 space as well, and is refused.
+ *
+ * @example
+ * parseRange('::ffff:10.0.0.0/104') // the same range as '10.0.0.0/8'
+ * parseRange('10.0.0/8')            // undefined: three parts
+ */
 export function parseRange(entry: string): Range | undefined {
   if (typeof entry !== 'string') return undefined
   const slash = entry.indexOf('/')

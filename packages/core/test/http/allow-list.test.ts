@@ -21,12 +21,29 @@ describe('allow list', () => {
     expect(has(['::ffff:10.0.0.0/104'], '11.1.1.1')).toBe(false)
   })
 
+  it('reads IPv4-compatible clients and ranges as IPv4, whatever the spelling', () => {
+    expect(has(['10.0.0.0/8'], '::10.1.1.1')).toBe(true)
+    expect(has(['10.0.0.0/8'], '::a01:101')).toBe(true)
+    expect(has(['::10.0.0.0/104'], '10.1.1.1')).toBe(true)
+    expect(has(['::10.0.0.0/104'], '::ffff:10.1.1.1')).toBe(true)
+    expect(has(['::10.0.0.0/104'], '11.1.1.1')).toBe(false)
+  })
+
+  it('never matches across families: an IPv6 range leaves IPv4 clients (mapped, compatible) alone', () => {
+    for (const client of ['1.2.3.4', '::ffff:1.2.3.4', '::1.2.3.4']) expect(has(['::/0'], client)).toBe(false)
+    expect(has(['::/0'], '::1')).toBe(true)
+    expect(has(['::/0'], '2001:db8::1')).toBe(true)
+    expect(has(['::/127'], '::1')).toBe(true)
+  })
+
   it('matches IPv6 CIDRs, including prefixes inside a group', () => {
     expect(has(['2001:db8::/32'], '2001:db8:ffff::1')).toBe(true)
     expect(has(['2001:db8::/32'], '2001:db9::1')).toBe(false)
     expect(has(['2001:db8:ab00::/40'], '2001:db8:abff::1')).toBe(true)
     expect(has(['2001:db8:ab00::/40'], '2001:db8:ac00::1')).toBe(false)
     expect(has(['::1'], '::1')).toBe(true)
+    expect(has(['[2001:db8::]/32'], '2001:db8::1')).toBe(true)
+    expect(has(['fe80::%eth0/64'], 'fe80::1%eth1')).toBe(true)
     expect(has(['2001:db8::/32'], '10.0.0.1')).toBe(false)
     expect(has(['10.0.0.0/8'], '2001:db8::1')).toBe(false)
   })
@@ -39,6 +56,12 @@ describe('allow list', () => {
       '10.0.0.0/',
       '10.0.0.0/-1',
       '10.0.0/8',
+      '010.0.0.0/8',
+      '10.0.0.0/0x8',
+      '10.0.0.0/0008',
+      '::ffff:10.0.0.0/64',
+      '::10.0.0.0/95',
+      '[10.0.0.0]/8',
       '',
     ]) {
       expect(parseRange(bad)).toBeUndefined()

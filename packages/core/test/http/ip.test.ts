@@ -22,6 +22,58 @@ describe('parseIp and ipKey', () => {
     expect(key('::FFFF:10.0.0.1')).toBe('10.0.0.1')
   })
 
+  it('turns IPv4-compatible IPv6 into IPv4 in every spelling, but keeps :: and ::1 as IPv6', () => {
+    for (const ip of [
+      '::203.0.113.7',
+      '0::203.0.113.7',
+      '0:0:0:0:0:0:203.0.113.7',
+      '::cb00:7107',
+      '[::203.0.113.7]',
+    ]) {
+      expect(key(ip)).toBe('203.0.113.7')
+    }
+    expect(key('::203.0.113.8')).toBe('203.0.113.8')
+    expect(key('::2')).toBe('0.0.0.2')
+    expect(key('::0.0.0.1', 128)).toBe('0:0:0:0:0:0:0:1')
+    expect(key('::1', 128)).toBe('0:0:0:0:0:0:0:1')
+    expect(key('::0.0.0.0', 128)).toBe('0:0:0:0:0:0:0:0')
+    // Not compatible: IPv4-translated (::ffff:0:0/96) and NAT64 (64:ff9b::/96) addresses stay IPv6.
+    expect(key('::ffff:0:203.0.113.7', 128)).toBe('0:0:0:0:ffff:0:cb00:7107')
+  })
+
+  it('refuses what some parsers read as octal, hex or short IPv4, and IPv4 tails in those forms', () => {
+    for (const bad of [
+      '010.1.1.1',
+      '0x7f.0.0.1',
+      '0x7f.1',
+      '127.1',
+      '4294967295',
+      '::ffff:01.2.3.4',
+      '::1.2.3.04',
+    ]) {
+      expect(parseIp(bad)).toBeUndefined()
+    }
+  })
+
+  it('refuses malformed IPv6: two ::, too many or too few groups, long groups, stray colons', () => {
+    for (const bad of [
+      '1::2::3',
+      '1:2:3:4:5:6:7:8:9',
+      '1:2:3:4:5:6:7',
+      '1:2:3:4::5:6:7:8',
+      '12345::1',
+      ':1::',
+      '1:',
+      '::ffff:1.2.3.4.5',
+      '1:2:3:4:5:6:7:1.2.3.4',
+      '[1.2.3.4]',
+      '[::1',
+      '\uff11::1',
+    ]) {
+      expect(parseIp(bad)).toBeUndefined()
+    }
+  })
+
   it('groups IPv6 by /64 by default, whatever the spelling', () => {
     const expected = '2001:db8:1:2::/64'
     for (const ip of [
@@ -35,9 +87,21 @@ describe('parseIp and ipKey', () => {
     expect(key('2001:db8:1:3::1')).toBe('2001:db8:1:3::/64')
   })
 
-  it('drops zone ids', () => {
+  it('drops zone ids made of RFC 6874 unreserved characters, and refuses others', () => {
     expect(key('fe80::1%eth0')).toBe('fe80:0:0:0::/64')
     expect(key('fe80::1%eth0', 128)).toBe('fe80:0:0:0:0:0:0:1')
+    expect(key('[fe80::1%eth0.100]', 128)).toBe('fe80:0:0:0:0:0:0:1')
+    expect(key('fe80::1%br-1_a~', 128)).toBe('fe80:0:0:0:0:0:0:1')
+    for (const bad of [
+      'fe80::1%',
+      'fe80::1%eth 0',
+      'fe80::1%a:b',
+      'fe80::1%a%b',
+      '1.2.3.4%eth0',
+      '[fe80::1]%eth0',
+    ]) {
+      expect(parseIp(bad)).toBeUndefined()
+    }
   })
 
   it('takes any prefix length, including ones inside a group', () => {
