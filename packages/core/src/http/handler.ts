@@ -4,27 +4,21 @@ import type { ConsumeItem, Decision, Store } from '../types.js'
 import { parseOptions } from '../validate.js'
 import { compileAllowList } from './allow-list.js'
 import { callAppFunction, FunctionFailure } from './app-functions.js'
-import { applyCustomResponse } from './custom-response.js'
-import { RateLimitRequestError } from './errors.js'
+import { compileFailureAnswers } from './failure-answers.js'
 import { compileHeaders, headerModes } from './headers.js'
 import { ipKey, parseIp } from './ip.js'
 import { routeText } from './key-spec.js'
 import { type ParsedRateLimitOptions, rateLimitOptionsSchema } from './options/schema.js'
 import type { RateLimitOptions } from './options/types.js'
-import {
-  answeredOutcome,
-  type Outcome,
-  passedOutcome,
-  SKIPPED,
-  shadowLimitedOutcome,
-  undecidedOutcome,
-} from './outcome.js'
+import { type Outcome, passedOutcome, SKIPPED, shadowLimitedOutcome } from './outcome.js'
 import { compilePolicies } from './policies.js'
 import { compileRefunds } from './refunds.js'
 import { compileRefusal } from './refusal.js'
+import { compileRefusalHooks } from './refusal-hooks.js'
+import { compileReport } from './report.js'
 import { gatherFacts, type RequestFacts } from './request-facts.js'
 import type { RequestInfo } from './request-info.js'
-import { INTERNAL_ERROR_BODY, JSON_TYPE, NO_ADDRESS_BODY, UNAVAILABLE_BODY } from './responses.js'
+import { compileRequestWarnings } from './request-warnings.js'
 import { decideOnStore } from './store-decision.js'
 import { compileStoreTimeout } from './store-timeout.js'
 import { compileWarnings, type WarningName } from './warnings.js'
@@ -58,7 +52,6 @@ export interface RateLimitHandler<N = any> {
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-const NO_STORE = { 'cache-control': 'no-store' }
 
 /**
  * Create the framework-neutral rate limiter an adapter wraps. Options are validated now: an invalid one
@@ -76,7 +69,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   const store: Store = o.store ?? new MemoryStore()
   const clock = o.clock as (() => number) | undefined
   const compiled = compilePolicies<N>(o)
-  const { policies, order } = compiled
+  const { policies, order, needsRoute } = compiled
   const count = policies.length
   const allowList = o.allowList.length > 0 ? compileAllowList(o.allowList) : undefined
   const needsIp = allowList !== undefined || compiled.needsIp
@@ -90,41 +83,14 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   const needsNow = writeHeaders !== undefined && modes.includes('legacy')
   const refuse = compileRefusal({ status: o.statusCode, format: o.format })
   const withTimeout = compileStoreTimeout(o.storeTimeout === false ? undefined : o.storeTimeout)
-  const warnings = compileWarnings(o.warnings)
   const sleep = (o.sleep as ((ms: number) => Promise<void>) | undefined) ?? defaultSleep
-  const {
-    dryRun,
-    onLimited,
-    onError,
-    handler: custom,
-    message,
-    skip,
-  } = o as RateLimitOptions<N> & ParsedRateLimitOptions
-  const closed = o.failMode === 'closed'
-  const reported = new Set<string>()
-  let proxyChecks = true
-
-  /** Report one failure on a request: to `onError`, else a process warning once per code. */
-  function report(error: unknown, info: RequestInfo<N> | undefined): void {
-    if (onError) {
-      try {
-        onError(error, info?.native as N, info as RequestInfo<N>)
-      } catch {
-        // A failing error hook must not fail the request.
-      }
-      return
-    }
-    const code = (error as { code?: string } | null)?.code ?? 'ERR_FLOODGATE_STORE_FAILED'
-    if (reported.has(code)) return
-    reported.add(code)
-    const emit = (globalThis as { process?: { emitWarning?: (m: string, o: object) => void } }).process
-      ?.emitWarning
-    emit?.(
-      `@floodgate: ${error instanceof Error ? error.message : String(error)} (reported once; pass onError to see every one)`,
-      { type: 'FloodgateWarning', code },
-    )
-  }
-
+  const { dryRun } = o
+  const skip = o.skip as RateLimitOptions<N>['skip']
+  const report = compileReport<N>(o.onError as RateLimitOptions<N>['onError'])
+  const answers = compileFailureAnswers<N>({ closed: o.failMode === 'closed', dryRun, report })
+  const hooks = compileRefusalHooks<N>({ options: o as RateLimitOptions<N>, report, answers })
+  const warnings = compileWarnings(o.warnings)
+  const requestWarnings = compileRequestWarnings(warnings)
   const refunds = compileRefunds({
     store,
     clock,
@@ -139,13 +105,13 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     if (skip === undefined) return decideSafely(info)
     const skipped = callAppFunction('skip', skip, info)
     if (skipped instanceof Promise) {
-      return skipped.then((yes) => (skipOutcome(yes, info) ? SKIPPED : decideSafely(info)))
+      return skipped.then((yes) => (skips(yes, info) ? SKIPPED : decideSafely(info)))
     }
-    return skipOutcome(skipped, info) ? Promise.resolve(SKIPPED) : decideSafely(info)
+    return skips(skipped, info) ? Promise.resolve(SKIPPED) : decideSafely(info)
   }
 
   /** Whether `skip`'s answer skips the request. One that failed does not skip (the request is counted). */
-  function skipOutcome(value: unknown, info: RequestInfo<N>): boolean {
+  function skips(value: unknown, info: RequestInfo<N>): boolean {
     if (!(value instanceof FunctionFailure)) return value === true
     report(value.error, info)
     return false
@@ -155,15 +121,15 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     try {
       const result = decide(info)
       return result instanceof Promise
-        ? result.catch((error) => storeFailed(error, info))
+        ? result.catch((error) => answers.storeFailed(error, info))
         : Promise.resolve(result)
     } catch (error) {
-      return Promise.resolve(storeFailed(error, info))
+      return Promise.resolve(answers.storeFailed(error, info))
     }
   }
 
   function decide(info: RequestInfo<N>): Outcome | Promise<Outcome> {
-    if (proxyChecks) checkProxy(info)
+    requestWarnings.check(info, needsRoute)
     let ip: string | undefined
     if (needsIp) {
       const parsed = parseIp(info.ip)
@@ -172,11 +138,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
         ip = ipKey(parsed, ipv6Subnet)
       }
     }
-    let route = '*'
-    if (compiled.needsRoute) {
-      if (info.route === undefined && warnings.pending('unknownEndpoint')) warnUnknownEndpoint(info)
-      route = routeText(info.route)
-    }
+    const route = needsRoute ? routeText(info.route) : '*'
     const facts = gatherFacts(compiled, userOf, info, ip, route, (error) => report(error, info))
     return facts instanceof Promise ? facts.then((f) => consume(info, f)) : consume(info, facts)
   }
@@ -186,7 +148,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     for (let i = 0; i < count; i++) {
       const policy = policies[i]!
       const key = policy.keyer(facts.keys, policy.scope)
-      if (key === undefined) return noAddress(info)
+      if (key === undefined) return answers.noAddress(info)
       const cost = policy.cost ?? facts.costs[policy.costIndex] ?? policy.fallbackCost
       items[i] = { algorithm: policy.algorithm, key, cost }
     }
@@ -194,7 +156,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     if (result instanceof Promise) {
       return withTimeout(result).then(
         (decided) => finish(decided, items, info),
-        (error) => storeFailed(error, info),
+        (error) => answers.storeFailed(error, info),
       )
     }
     return finish(result, items, info)
@@ -217,136 +179,20 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     const headers: Record<string, string> = {}
     if (writeHeaders) writeHeaders(headers, decisions, chosen, needsNow ? (clock ? clock() : Date.now()) : 0)
     if (decision.allowed) {
-      const charged = count === 1 ? (items[0]!.cost > 0 ? items : undefined) : items.filter((i) => i.cost > 0)
+      const charged =
+        count === 1 ? (items[0]!.cost > 0 ? items : undefined) : items.filter((item) => item.cost > 0)
       const result = passedOutcome({ headers, decisions, decision, delayMs, items: charged, owner: refunds })
       return delayMs > 0 ? sleep(delayMs).then(() => result) : result
     }
     if (dryRun) {
       const result = shadowLimitedOutcome({ headers, decisions, decision })
-      if (onLimited) limited(result, info)
+      hooks.limited(result, info)
       return result
     }
-    const result = refuse({
-      headers,
-      decisions,
-      chosen,
-      cost: items[chosen]!.cost,
-      message: messageOf(info, decision),
-    })
-    if (onLimited) limited(result, info)
-    return custom ? customize(result, info) : result
-  }
-
-  // What happens when something other than a policy decides.
-
-  function storeFailed(error: unknown, info: RequestInfo<N>): Outcome {
-    const reason =
-      error instanceof RateLimitRequestError
-        ? error
-        : new RateLimitRequestError(
-            'ERR_FLOODGATE_STORE_FAILED',
-            `The store failed: ${error instanceof Error ? error.message : String(error)}`,
-            { cause: error },
-          )
-    report(reason, info)
-    if (!closed || dryRun) return undecidedOutcome(reason)
-    return answeredOutcome({
-      status: 503,
-      headers: { 'retry-after': '1', ...NO_STORE },
-      body: UNAVAILABLE_BODY,
-      contentType: JSON_TYPE,
-      limited: false,
-      error: reason,
-    })
-  }
-
-  function noAddress(info: RequestInfo<N>): Outcome {
-    const error = new RateLimitRequestError(
-      'ERR_FLOODGATE_NO_CLIENT_ADDRESS',
-      `The client address of ${info.method} ${info.path} is unknown (got ${JSON.stringify(info.ip)}); the request is refused rather than counted under a shared key. Check the framework's trust-proxy setting.`,
-    )
-    report(error, info)
-    if (dryRun) return undecidedOutcome(error)
-    return answeredOutcome({
-      status: 500,
-      headers: { ...NO_STORE },
-      body: NO_ADDRESS_BODY,
-      contentType: JSON_TYPE,
-      limited: false,
-      error,
-    })
-  }
-
-  function internalError(error: RateLimitRequestError, info: RequestInfo<N>, wasLimited: boolean): Outcome {
-    report(error, info)
-    return answeredOutcome({
-      status: 500,
-      headers: { ...NO_STORE },
-      body: INTERNAL_ERROR_BODY,
-      contentType: JSON_TYPE,
-      limited: wasLimited,
-      error,
-    })
-  }
-
-  // The app's hooks on a refusal.
-
-  function messageOf(info: RequestInfo<N>, decision: Decision): string | undefined {
-    if (typeof message !== 'function') return message
-    const text = callAppFunction('message', (req: N, i: RequestInfo<N>) => message(req, i, decision), info)
-    if (text instanceof FunctionFailure) {
-      report(text.error, info)
-      return undefined
-    }
-    return typeof text === 'string' ? text : undefined
-  }
-
-  function limited(result: Outcome, info: RequestInfo<N>): void {
-    const done = callAppFunction('onLimited', (req: N) => onLimited!(req, result), info)
-    if (done instanceof FunctionFailure) report(done.error, info)
-  }
-
-  function customize(result: Outcome, info: RequestInfo<N>): Outcome | Promise<Outcome> {
-    const apply = (response: unknown): Outcome => {
-      if (response instanceof FunctionFailure) {
-        report(response.error, info)
-        return result // the default refusal
-      }
-      const problem = applyCustomResponse(result, response as Parameters<typeof applyCustomResponse>[1])
-      return problem ? internalError(problem, info, true) : result
-    }
-    const response = callAppFunction('handler', (req: N, i: RequestInfo<N>) => custom!(req, result, i), info)
-    return response instanceof Promise ? response.then(apply) : apply(response)
-  }
-
-  // Misconfiguration warnings, checked until each has been raised.
-
-  function checkProxy(info: RequestInfo<N>): void {
-    const trust = info.proxyTrust
-    if (
-      trust === 'none' &&
-      info.headers['x-forwarded-for'] !== undefined &&
-      warnings.pending('forwardedHeader')
-    ) {
-      warnings.warn(
-        'forwardedHeader',
-        "A request arrived with X-Forwarded-For, but the framework trusts no proxy, so the client address is the proxy's and every client behind it shares one bucket. Trust your proxy's address or CIDR (Express: app.set('trust proxy', '10.0.0.0/8'); Fastify: Fastify({ trustProxy: '10.0.0.0/8' }); Koa: app.proxy = true and app.maxIpsCount = 1), or turn this warning off with warnings: { forwardedHeader: false } when no proxy is in front.",
-      )
-    }
-    if (trust === 'all' && warnings.pending('permissiveTrustProxy')) {
-      warnings.warn(
-        'permissiveTrustProxy',
-        "The framework trusts every proxy, so any client picks its own address, and its own bucket, by sending X-Forwarded-For. Trust only your proxy's address or CIDR (Express: app.set('trust proxy', '10.0.0.0/8'); Fastify: trustProxy: '10.0.0.0/8'; Koa: app.maxIpsCount = 1).",
-      )
-    }
-    proxyChecks = warnings.pending('forwardedHeader') || warnings.pending('permissiveTrustProxy')
-  }
-
-  function warnUnknownEndpoint(info: RequestInfo<N>): void {
-    warnings.warn(
-      'unknownEndpoint',
-      `An 'endpoint' key is used where the route pattern cannot be known (${info.method} ${info.path}, before routing or on a router the limiter cannot see), so those requests share one bucket per method ('${info.method} *'). Mount the limiter on the route or router (Koa at app level: pass your router as the \`router\` option).`,
-    )
+    const message = hooks.messageOf(info, decision)
+    const result = refuse({ headers, decisions, chosen, cost: items[chosen]!.cost, message })
+    hooks.limited(result, info)
+    return hooks.customize(result, info)
   }
 
   return {
@@ -359,14 +205,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
       if (previous === undefined) return decideRequest(info)
       return decideRequest(info).then((result) => refunds.link(result, previous))
     },
-    writeFailed(error, info) {
-      const reason = new RateLimitRequestError(
-        'ERR_FLOODGATE_RESPONSE_FAILED',
-        `The response to ${info.method} ${info.path} could not be written: ${error instanceof Error ? error.message : String(error)}. The answer was 500.`,
-        { cause: error },
-      )
-      return internalError(reason, info, false)
-    },
+    writeFailed: answers.writeFailed,
     warn: warnings.warn,
   }
 }

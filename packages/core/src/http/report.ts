@@ -1,0 +1,35 @@
+import type { RequestInfo } from './request-info.js'
+
+/** Reports one failure on a request: to `onError`, or a process warning once per code. */
+export type Reporter<N> = (error: unknown, info: RequestInfo<N> | undefined) => void
+
+/**
+ * Compile how failures are reported. With `onError`, every failure goes to it (a hook that throws is
+ * ignored: it must not fail the request). Without it, the first failure of each code is a process warning
+ * and later ones are silent.
+ */
+export function compileReport<N>(
+  onError: ((error: unknown, req: N, info: RequestInfo<N>) => void) | undefined,
+): Reporter<N> {
+  if (onError) {
+    return (error, info) => {
+      try {
+        onError(error, info?.native as N, info as RequestInfo<N>)
+      } catch {
+        // A failing error hook must not fail the request.
+      }
+    }
+  }
+  const reported = new Set<string>()
+  return (error) => {
+    const code = (error as { code?: string } | null)?.code ?? 'ERR_FLOODGATE_STORE_FAILED'
+    if (reported.has(code)) return
+    reported.add(code)
+    const emit = (globalThis as { process?: { emitWarning?: (m: string, o: object) => void } }).process
+      ?.emitWarning
+    emit?.(
+      `@floodgate: ${error instanceof Error ? error.message : String(error)} (reported once; pass onError to see every one)`,
+      { type: 'FloodgateWarning', code },
+    )
+  }
+}
