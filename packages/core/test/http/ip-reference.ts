@@ -95,10 +95,11 @@ export function referenceRange(entry: string): ReferenceRange | undefined {
   if (address.kind === 'rejected') return undefined
   const prefix = slash === -1 ? (written.includes(':') ? '128' : '32') : entry.slice(slash + 1)
   if (!/^\d{1,3}$/.test(prefix)) return undefined
-  const groups = address.kind === 'ipv6' ? address.groups : address.groups
-  const text = groups
-    ? groups.map((g) => g.toString(16)).join(':')
-    : address.kind === 'ipv4' && address.octets.join('.')
+  // The address as Floodgate reads it (D1–D6), in the one spelling both parsers agree on.
+  const text =
+    address.kind === 'ipv6' || address.groups
+      ? (address.groups ?? []).map((g) => g.toString(16)).join(':')
+      : address.octets.join('.')
   let cidr: [ipaddr.IPv4 | ipaddr.IPv6, number]
   try {
     cidr = ipaddr.parseCIDR(`${text}/${prefix}`)
