@@ -111,10 +111,22 @@ export class SyncLoop {
     })
   }
 
-  /** Sync now what is queued (after the sync in flight, if any); resolves when done, never rejects. */
+  /**
+   * Sync now what is queued (after the sync in flight, if any), or at least count the processes; resolves when
+   * done, never rejects.
+   */
   async sync(): Promise<void> {
     if (this.flight) await this.flight
     if (this.queue.length > 0) await this.start()
+    else if (this.parts.fleet.counting && this.parts.online()) await this.heartbeat()
+  }
+
+  /** Join (or stay in) the fleet and learn how many processes it has. */
+  heartbeat(op: 'join' | 'leave' = 'join'): Promise<void> {
+    const { runner, fleet } = this.parts
+    return runner.run(FLEET, 1, [fleet.key, ...fleet.args(op)]).then((settled) => {
+      if (op === 'join') fleet.observe(settled)
+    })
   }
 
   /** Resolves when the sync in flight (if any) has landed. */
@@ -185,13 +197,11 @@ export class SyncLoop {
     const sentAt = parts.local()
     const now = parts.scriptNow()
     const calls = this.calls(batch, now)
-    const fleet = parts.fleet.counting
-      ? parts.runner.run(FLEET, 1, [parts.fleet.key, ...parts.fleet.args('join')])
-      : undefined
+    const fleet = parts.fleet.counting ? this.heartbeat() : undefined
     parts.stats.calls += calls.length
     const settled = await Promise.all(calls.map((call) => call.reply))
     const receivedAt = parts.local()
-    if (fleet) parts.fleet.observe(await fleet)
+    await fleet
     let ok = true
     calls.forEach((call, i) => {
       if (!this.landedCall(call, settled[i], { sentAt, receivedAt, serverClock: now === undefined }))

@@ -12,7 +12,6 @@ import {
 } from './options.js'
 import { ServerClock } from './server-clock.js'
 import { emptyStats, SyncLoop, type SyncStats } from './sync-loop.js'
-import { FLEET } from './sync-script.js'
 import { SyncedKey } from './synced-key.js'
 import { windowKindOf, windowStart } from './window-kinds.js'
 
@@ -105,7 +104,7 @@ export class SyncedStore implements Store {
       failed: (failure, keys) => this.failed(failure, keys),
       stats: this.counters,
     })
-    if (this.fleet.counting) this.callFleet('join')
+    if (this.fleet.counting) void this.loop.heartbeat()
   }
 
   /** How many processes each allowance is shared with: the `processes` option, or the count in Redis. */
@@ -212,7 +211,7 @@ export class SyncedStore implements Store {
     this.closed = true
     this.loop.stop()
     await this.loop.sync()
-    if (this.fleet.counting && this.online()) await this.callFleet('leave')
+    if (this.fleet.counting && this.online()) await this.loop.heartbeat('leave')
     for (const table of this.tables.values()) for (const entry of table.values()) entry.detached = true
     this.tables.clear()
     this.size = 0
@@ -397,11 +396,5 @@ export class SyncedStore implements Store {
     } catch {
       // onError must not throw; a throwing hook must not break the sync loop.
     }
-  }
-
-  private callFleet(op: 'join' | 'leave'): Promise<void> {
-    return this.runner
-      .run(FLEET, 1, [this.fleet.key, ...this.fleet.args(op)])
-      .then((settled) => this.fleet.observe(settled))
   }
 }
