@@ -1,6 +1,9 @@
 // The public API: what users of Floodgate import. Plumbing for Floodgate's own packages (stores, adapters)
 // is in `@floodgate/core/internal`.
 export {
+  type CalendarPeriod,
+  type CalendarQuotaOptions,
+  calendarQuota,
   fixedWindow,
   type GcraOptions,
   gcra,

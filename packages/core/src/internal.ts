@@ -1,5 +1,7 @@
 // Plumbing shared by Floodgate's own packages (the stores, the adapters, the test kit): `@floodgate/core/internal`.
 // Not covered by semver: users import `@floodgate/core`.
+
+export { DAY_MS, PERIOD_CODES, periodOf } from './algorithms/calendar.js'
 export { ceilMs, EPSILON, floorUnits, NEVER } from './algorithms/decide.js'
 export { algorithmId } from './algorithms/id.js'
 export { cachedClock } from './clocks/cached-clock.js'

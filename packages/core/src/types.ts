@@ -33,6 +33,7 @@ export type AlgorithmKind =
   | 'token-bucket'
   | 'leaky-bucket'
   | 'gcra'
+  | 'calendar-quota'
 
 /**
  * A rate-limiting algorithm: a small pure state machine.
@@ -53,6 +54,11 @@ export interface Algorithm {
   readonly stateSize: number
   /** The canonical parameters, all numbers in ms and units, as a Redis script takes them. */
   readonly params: Readonly<Record<string, number>>
+  /**
+   * A shaping bucket's bound on `delayMs` (`leakyBucket({ mode: 'shape', maxDelay })`). Stores ignore it: the
+   * limiter and the HTTP handler refuse a decision that asks for a longer wait and give its units back.
+   */
+  readonly maxDelayMs?: number
   /** Decide a request of `cost` at time `now`; writes the state only when allowed. */
   consume(state: Float64Array, at: number, now: number, cost: number): Decision
   /** The decision a request of `cost` would get now; never writes. `remaining` is before the request. */

@@ -1,5 +1,6 @@
 import {
   type Algorithm,
+  calendarQuota,
   fixedWindow,
   gcra,
   leakyBucket,
@@ -29,4 +30,5 @@ export const algorithmCases: readonly AlgorithmCase[] = [
     create: () => leakyBucket({ capacity: 5, leakRate: 3, interval: '1s', mode: 'shape' }),
   },
   { name: 'gcra', create: () => gcra({ rate: 3, period: '1s', burst: 4 }) },
+  { name: 'calendar-quota', create: () => calendarQuota({ limit: 5, period: 'day', utcOffset: '-05:30' }) },
 ]

@@ -1,5 +1,6 @@
 import {
   type Algorithm,
+  calendarQuota,
   type Decision,
   fixedWindow,
   leakyBucket,
@@ -106,6 +107,53 @@ export const vectors: readonly Vector[] = [
       { at: T0, expect: { allowed: true, delayMs: 900, remaining: 0 } },
       { at: T0, expect: { allowed: false, retryAfterMs: 100 } },
       { at: T0 + 250, expect: { allowed: true, delayMs: 750 } },
+    ],
+  },
+  {
+    name: 'calendar quota 10,000/day: the 10,001st is refused until 00:00 UTC',
+    algorithm: () => calendarQuota({ limit: 10_000, period: 'day' }),
+    steps: [
+      { at: Date.UTC(2026, 2, 14, 9), cost: 9_999, expect: { allowed: true, remaining: 1 } },
+      { at: Date.UTC(2026, 2, 14, 23), expect: { allowed: true, remaining: 0, resetMs: 3_600_000 } },
+      { at: Date.UTC(2026, 2, 14, 23), expect: { allowed: false, retryAfterMs: 3_600_000 } },
+      { at: Date.UTC(2026, 2, 15) - 1, expect: { allowed: false, retryAfterMs: 1 } },
+      { at: Date.UTC(2026, 2, 15), expect: { allowed: true, remaining: 9_999, resetMs: 86_400_000 } },
+    ],
+  },
+  {
+    name: 'calendar quota per month: January has 31 days, February 2028 29, and a month resets on the 1st',
+    algorithm: () => calendarQuota({ limit: 3, period: 'month' }),
+    steps: [
+      { at: Date.UTC(2028, 0, 31, 12), times: 3, expect: { allowed: true } },
+      { at: Date.UTC(2028, 0, 31, 12), expect: { allowed: false, retryAfterMs: 12 * 3_600_000 } },
+      { at: Date.UTC(2028, 1, 1), expect: { allowed: true, remaining: 2, resetMs: 29 * 86_400_000 } },
+      {
+        at: Date.UTC(2028, 1, 29, 23, 59),
+        cost: 2,
+        expect: { allowed: true, remaining: 0, resetMs: 60_000 },
+      },
+      { at: Date.UTC(2028, 2, 1), op: 'peek', expect: { allowed: true, remaining: 3, resetMs: 0 } },
+      { at: Date.UTC(2028, 11, 31), cost: 3, expect: { allowed: true, resetMs: 86_400_000 } },
+    ],
+  },
+  {
+    name: 'calendar quota per ISO week: Sunday night is the same week, Monday 00:00 a new one',
+    algorithm: () => calendarQuota({ limit: 2, period: 'week' }),
+    steps: [
+      // 2026-03-09 is a Monday.
+      { at: Date.UTC(2026, 2, 9), expect: { allowed: true, resetMs: 7 * 86_400_000 } },
+      { at: Date.UTC(2026, 2, 15, 23, 59, 59), expect: { allowed: true, remaining: 0, resetMs: 1000 } },
+      { at: Date.UTC(2026, 2, 15, 23, 59, 59), expect: { allowed: false, retryAfterMs: 1000 } },
+      { at: Date.UTC(2026, 2, 16), cost: 2, expect: { allowed: true, remaining: 0 } },
+    ],
+  },
+  {
+    name: 'calendar quota at +09:00: a day ends at midnight in Tokyo (15:00 UTC)',
+    algorithm: () => calendarQuota({ limit: 1, period: 'day', utcOffset: '+09:00' }),
+    steps: [
+      { at: Date.UTC(2026, 2, 14, 14, 30), expect: { allowed: true, resetMs: 1_800_000 } },
+      { at: Date.UTC(2026, 2, 14, 14, 59), expect: { allowed: false, retryAfterMs: 60_000 } },
+      { at: Date.UTC(2026, 2, 14, 15), expect: { allowed: true } },
     ],
   },
 ]

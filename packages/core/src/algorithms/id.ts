@@ -7,6 +7,7 @@ const KIND_CODES: Record<AlgorithmKind, string> = {
   'token-bucket': 'tb',
   'leaky-bucket': 'lb',
   gcra: 'gcra',
+  'calendar-quota': 'cq',
 }
 
 /**

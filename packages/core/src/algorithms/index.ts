@@ -1,3 +1,5 @@
+export type { CalendarPeriod } from './calendar.js'
+export { type CalendarQuotaOptions, calendarQuota } from './calendar-quota.js'
 export { fixedWindow } from './fixed-window.js'
 export { type GcraOptions, gcra } from './gcra.js'
 export { type LeakyBucketOptions, leakyBucket } from './leaky-bucket.js'

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { Duration } from '../duration.js'
+import { RateLimitConfigError } from '../errors.js'
 import type { Algorithm } from '../types.js'
 import { algorithmId } from './id.js'
 import { type Meter, meterDecision, meterExpiresAt, meterRefund } from './meter.js'
@@ -30,6 +31,15 @@ export interface LeakyBucketOptions {
    * @default 'police'
    */
   mode?: 'police' | 'shape'
+  /**
+   * Shaping only: the longest a request may be asked to wait. One that would wait longer is refused (429)
+   * with the honest `Retry-After` (when its wait would be `maxDelay`), and spends nothing. Without it the
+   * longest wait is what `capacity` allows: `(capacity - 1) x interval / leakRate`. Decided by the limiter
+   * and the HTTP handler from the store's `delayMs`, so every store runs it with no state of its own.
+   * @default none (the wait is bounded by `capacity` alone)
+   * @example '2s'
+   */
+  maxDelay?: Duration
 }
 
 const schema = z.strictObject({
@@ -37,6 +47,7 @@ const schema = z.strictObject({
   leakRate: bucketRate(),
   interval: duration().default(1000),
   mode: z.enum(['police', 'shape'], { error: "'police' or 'shape'" }).default('police'),
+  maxDelay: duration().optional(),
 })
 
 /**
@@ -47,23 +58,36 @@ const schema = z.strictObject({
  * State: `[level x interval, lastUpdate]`.
  *
  * @example leakyBucket({ capacity: 10, leakRate: 1, interval: '100ms', mode: 'shape' })
+ * @example leakyBucket({ capacity: 100, leakRate: 10, interval: '1s', mode: 'shape', maxDelay: '2s' })
  */
 export function leakyBucket(options: LeakyBucketOptions): Algorithm & { readonly mode: 'police' | 'shape' } {
-  const { capacity, leakRate, interval, mode } = parseOptions(schema, options, 'leakyBucket')
+  const { capacity, leakRate, interval, mode, maxDelay } = parseOptions(schema, options, 'leakyBucket')
+  if (maxDelay !== undefined && mode !== 'shape') {
+    throw new RateLimitConfigError(
+      'ERR_FLOODGATE_INVALID_OPTION',
+      'leakyBucket.maxDelay',
+      options.maxDelay,
+      "used with mode: 'shape' only (a policing bucket never delays a request)",
+    )
+  }
   const meter: Meter = { capacity, rate: leakRate, intervalMs: interval, shape: mode === 'shape' }
+  // maxDelayMs joins the parameters (and so the id) only when set: buckets without it keep their ids.
+  const params: Record<string, number> = {
+    capacity,
+    rate: leakRate,
+    intervalMs: interval,
+    shape: meter.shape ? 1 : 0,
+  }
+  if (maxDelay !== undefined) params.maxDelayMs = maxDelay
   return {
     kind: 'leaky-bucket',
     mode,
     limit: capacity,
     windowMs: Math.ceil((capacity * interval) / leakRate),
     stateSize: 2,
-    params: { capacity, rate: leakRate, intervalMs: interval, shape: meter.shape ? 1 : 0 },
-    id: algorithmId('leaky-bucket', {
-      capacity,
-      rate: leakRate,
-      intervalMs: interval,
-      shape: meter.shape ? 1 : 0,
-    }),
+    params,
+    id: algorithmId('leaky-bucket', params),
+    ...(maxDelay === undefined ? {} : { maxDelayMs: maxDelay }),
     consume: (s, at, now, cost) => meterDecision(s, at, now, cost, true, meter),
     peek: (s, at, now, cost) => meterDecision(s, at, now, cost, false, meter),
     refund: (s, at, now, cost) => meterRefund(s, at, now, cost, meter),

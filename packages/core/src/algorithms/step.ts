@@ -1,4 +1,5 @@
 import type { Algorithm, Decision } from '../types.js'
+import { boundDelay } from './bounded-delay.js'
 
 /** The result of one pure step: the new state, the decision and how long the state must be kept. */
 export interface StepResult {
@@ -25,6 +26,7 @@ export function step(
   const buffer = new Float64Array(algorithm.stateSize)
   if (state) buffer.set(state)
   const decision = algorithm.consume(buffer, 0, now, cost)
+  if (boundDelay(algorithm, decision)) algorithm.refund(buffer, 0, now, cost) // maxDelay refused it
   const expiresAt = algorithm.expiresAt(buffer, 0)
   return { state: Array.from(buffer), decision, ttlMs: Math.max(0, expiresAt - now) }
 }

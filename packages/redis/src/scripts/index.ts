@@ -1,6 +1,7 @@
 import type { AlgorithmKind } from '@floodgate/core'
 import { CONSUME_ALL_MAIN_LUA, REPLY_LUA, SINGLE_MAIN_LUA } from '../wire.js'
 import { BUCKET } from './bucket.js'
+import { CALENDAR_QUOTA } from './calendar-quota.js'
 import { FIXED_WINDOW } from './fixed-window.js'
 import { GCRA } from './gcra.js'
 import { defineScript, PRELUDE, type Script } from './script.js'
@@ -17,6 +18,7 @@ const FUNCTIONS: Record<AlgorithmKind, { name: string; body: string }> = {
   'token-bucket': { name: 'bucket', body: BUCKET },
   'leaky-bucket': { name: 'bucket', body: BUCKET },
   gcra: { name: 'gcra', body: GCRA },
+  'calendar-quota': { name: 'calendar_quota', body: CALENDAR_QUOTA },
 }
 
 const single = (kind: AlgorithmKind): Script => {
@@ -32,6 +34,7 @@ export const SCRIPTS: Readonly<Record<AlgorithmKind, Script>> = {
   'token-bucket': single('token-bucket'),
   'leaky-bucket': single('leaky-bucket'),
   gcra: single('gcra'),
+  'calendar-quota': single('calendar-quota'),
 }
 
 const uniqueBodies = [...new Map(Object.values(FUNCTIONS).map((f) => [f.name, f.body])).values()]

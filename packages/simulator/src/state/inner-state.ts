@@ -1,4 +1,5 @@
 import type { Algorithm, AlgorithmKind } from '@floodgate/core'
+import { periodOf } from '@floodgate/core/internal'
 
 /** What a gauge of the state shows: one field against its full scale. */
 export interface Gauge {
@@ -37,6 +38,14 @@ const bucketLevel = (s: Float64Array, at: number, now: number, p: Params) => {
 }
 
 const readers: Record<AlgorithmKind, ReaderFactory> = {
+  // [periodStart, count]: a day, ISO week or month at a fixed offset from UTC
+  'calendar-quota': (p) => ({
+    fields: [units(p.limit!)],
+    gauge: { field: 'count', max: p.limit!, reads: 'used' },
+    read(s, at, now, out) {
+      out[0] = s[at] === periodOf(now, p.period!, p.offsetMs!)[0] ? s[at + 1]! : 0
+    },
+  }),
   // [windowStart, count]
   'fixed-window': (p) => ({
     fields: [units(p.limit!)],
