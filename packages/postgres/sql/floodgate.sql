@@ -237,20 +237,87 @@ BEGIN
 END
 $step$;
 
-CREATE OR REPLACE FUNCTION "public"."floodgate_step"(
-  kind text, state float8[], op text, now_ms float8, cost float8, p1 float8, p2 float8, p3 float8, p4 float8
+CREATE OR REPLACE FUNCTION "public"."floodgate_days_from_civil"(
+  y float8, m float8, d float8
+) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $civil$
+DECLARE
+  era float8;
+  yoe float8;
+  mp float8;
+  doy float8;
+BEGIN
+  IF m <= 2 THEN y := y - 1; END IF;
+  era := floor(y / 400);
+  yoe := y - era * 400;
+  IF m > 2 THEN mp := m - 3; ELSE mp := m + 9; END IF;
+  doy := floor((153 * mp + 2) / 5) + d - 1;
+  RETURN era * 146097 + (yoe * 365 + floor(yoe / 4) - floor(yoe / 100) + doy) - 719468;
+END
+$civil$;
+
+CREATE OR REPLACE FUNCTION "public"."floodgate_calendar_quota"(
+  state float8[], op text, now_ms float8, cost float8, lim float8, period float8, offset_ms float8, unused_4 float8
 ) RETURNS "public"."floodgate_result"
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $step$
+DECLARE
+  day_ms CONSTANT float8 := 86400000;
+  days float8 := floor((now_ms + offset_ms) / day_ms);
+  first_day float8;
+  next_day float8;
+  z float8;
+  era float8;
+  doe float8;
+  yoe float8;
+  doy float8;
+  mp float8;
+  y float8;
+  m float8;
+  period_start float8;
+  until_next float8;
+  used float8 := 0;
 BEGIN
-  CASE kind
-    WHEN 'fixed-window' THEN RETURN "public"."floodgate_fixed_window"(state, op, now_ms, cost, p1, p2, p3, p4);
-    WHEN 'sliding-window-counter' THEN RETURN "public"."floodgate_sliding_window_counter"(state, op, now_ms, cost, p1, p2, p3, p4);
-    WHEN 'sliding-window-log' THEN RETURN "public"."floodgate_sliding_window_log"(state, op, now_ms, cost, p1, p2, p3, p4);
-    WHEN 'token-bucket' THEN RETURN "public"."floodgate_bucket"(state, op, now_ms, cost, p1, p2, p3, p4);
-    WHEN 'leaky-bucket' THEN RETURN "public"."floodgate_bucket"(state, op, now_ms, cost, p1, p2, p3, p4);
-    WHEN 'gcra' THEN RETURN "public"."floodgate_gcra"(state, op, now_ms, cost, p1, p2, p3, p4);
-    ELSE RAISE EXCEPTION 'Floodgate has no step for the algorithm kind %', kind USING ERRCODE = '22023';
-  END CASE;
+  IF period = 0 THEN
+    first_day := days;
+    next_day := days + 1;
+  ELSIF period = 1 THEN
+    -- 1970-01-01 was a Thursday, 3 days after a Monday (a floored modulo, as the TypeScript's).
+    first_day := days - (days + 3 - 7 * floor((days + 3) / 7));
+    next_day := first_day + 7;
+  ELSE
+    z := days + 719468;
+    era := floor(z / 146097);
+    doe := z - era * 146097;
+    yoe := floor((doe - floor(doe / 1460) + floor(doe / 36524) - floor(doe / 146096)) / 365);
+    doy := doe - (365 * yoe + floor(yoe / 4) - floor(yoe / 100));
+    mp := floor((5 * doy + 2) / 153);
+    IF mp < 10 THEN m := mp + 3; ELSE m := mp - 9; END IF;
+    y := yoe + era * 400;
+    IF m <= 2 THEN y := y + 1; END IF;
+    first_day := "public"."floodgate_days_from_civil"(y, m, 1);
+    IF m = 12 THEN next_day := "public"."floodgate_days_from_civil"(y + 1, 1, 1); ELSE next_day := "public"."floodgate_days_from_civil"(y, m + 1, 1); END IF;
+  END IF;
+  period_start := first_day * day_ms - offset_ms;
+  until_next := next_day * day_ms - offset_ms - now_ms;
+  IF op = 'r' THEN
+    IF state[1] = period_start THEN
+      used := greatest(0, state[2] - cost);
+      RETURN (NULL, NULL, NULL, NULL, NULL, ARRAY[period_start, used],
+        CASE WHEN used > 0 THEN until_next ELSE 0 END, true)::"public"."floodgate_result";
+    END IF;
+    RETURN (NULL, NULL, NULL, NULL, NULL, NULL, 0, false)::"public"."floodgate_result";
+  END IF;
+  IF state[1] = period_start THEN used := state[2]; END IF;
+  IF used + cost <= lim THEN
+    IF op = 'c' THEN
+      used := used + cost;
+      RETURN (true, floor(lim - used), until_next, 0, 0, ARRAY[period_start, used], until_next, true)::"public"."floodgate_result";
+    END IF;
+    RETURN (true, floor(lim - used), CASE WHEN used > 0 THEN until_next ELSE 0 END, 0, 0, NULL, 0, false)::"public"."floodgate_result";
+  END IF;
+  -- A cost above the limit never passes: no period holds it.
+  RETURN (false, floor(lim - used), CASE WHEN used > 0 THEN until_next ELSE 0 END,
+    CASE WHEN cost > lim THEN 'Infinity'::float8 ELSE until_next END, 0, NULL, 0, false)::"public"."floodgate_result";
 END
 $step$;
 
@@ -260,30 +327,44 @@ CREATE OR REPLACE FUNCTION "public"."floodgate_decide"(
 ) RETURNS "public"."floodgate_result"
 LANGUAGE plpgsql AS $decide$
 DECLARE
-  v_clock float8 := (extract(epoch FROM clock_timestamp()) * 1000)::float8;
+  v_clock float8 := date_part('epoch', clock_timestamp()) * 1000;
   v_now float8 := coalesce(p_now, v_clock);
   v_state float8[];
-  v_found boolean;
+  v_row tid;
   r "public"."floodgate_result";
+  v_setting text;
 BEGIN
-  PERFORM set_config('lock_timeout', p_lock_timeout, true), CASE WHEN NOT p_durable THEN set_config('synchronous_commit', 'off', true) END;
+  v_setting := set_config('lock_timeout', p_lock_timeout, true);
+  IF NOT p_durable THEN
+    v_setting := set_config('synchronous_commit', 'off', true);
+  END IF;
   LOOP
     IF p_op = 'p' THEN
-      SELECT t.state INTO v_state FROM "public"."floodgate" t WHERE t.key = p_key AND t.algorithm = p_algorithm;
+      SELECT t.ctid, t.state INTO v_row, v_state FROM "public"."floodgate" t
+        WHERE t.key = p_key AND t.algorithm = p_algorithm;
     ELSE
-      SELECT t.state INTO v_state FROM "public"."floodgate" t WHERE t.key = p_key AND t.algorithm = p_algorithm FOR UPDATE;
+      SELECT t.ctid, t.state INTO v_row, v_state FROM "public"."floodgate" t
+        WHERE t.key = p_key AND t.algorithm = p_algorithm FOR UPDATE;
     END IF;
-    v_found := FOUND;
-    r := "public"."floodgate_step"(p_kind, v_state, p_op, v_now, p_cost, p1, p2, p3, p4);
+    CASE p_kind
+      WHEN 'fixed-window' THEN r := "public"."floodgate_fixed_window"(v_state, p_op, v_now, p_cost, p1, p2, p3, p4);
+      WHEN 'sliding-window-counter' THEN r := "public"."floodgate_sliding_window_counter"(v_state, p_op, v_now, p_cost, p1, p2, p3, p4);
+      WHEN 'sliding-window-log' THEN r := "public"."floodgate_sliding_window_log"(v_state, p_op, v_now, p_cost, p1, p2, p3, p4);
+      WHEN 'token-bucket' THEN r := "public"."floodgate_bucket"(v_state, p_op, v_now, p_cost, p1, p2, p3, p4);
+      WHEN 'leaky-bucket' THEN r := "public"."floodgate_bucket"(v_state, p_op, v_now, p_cost, p1, p2, p3, p4);
+      WHEN 'gcra' THEN r := "public"."floodgate_gcra"(v_state, p_op, v_now, p_cost, p1, p2, p3, p4);
+      WHEN 'calendar-quota' THEN r := "public"."floodgate_calendar_quota"(v_state, p_op, v_now, p_cost, p1, p2, p3, p4);
+      ELSE RAISE EXCEPTION 'Floodgate has no step for the algorithm kind %', p_kind USING ERRCODE = '22023';
+    END CASE;
     IF NOT r.write THEN
       RETURN r;
     END IF;
-    IF v_found THEN
+    IF v_row IS NOT NULL THEN
       IF r.ttl > 0 THEN
         UPDATE "public"."floodgate" t SET state = r.next_state, expires_at = ceil(v_clock + r.ttl) + p_grace
-          WHERE t.key = p_key AND t.algorithm = p_algorithm;
+          WHERE t.ctid = v_row;
       ELSE
-        DELETE FROM "public"."floodgate" t WHERE t.key = p_key AND t.algorithm = p_algorithm;
+        DELETE FROM "public"."floodgate" t WHERE t.ctid = v_row;
       END IF;
       RETURN r;
     END IF;
@@ -306,7 +387,7 @@ CREATE OR REPLACE FUNCTION "public"."floodgate_consume_all"(
 ) RETURNS SETOF "public"."floodgate_result"
 LANGUAGE plpgsql AS $consume_all$
 DECLARE
-  v_clock float8 := (extract(epoch FROM clock_timestamp()) * 1000)::float8;
+  v_clock float8 := date_part('epoch', clock_timestamp()) * 1000;
   v_now float8 := coalesce(p_now, v_clock);
   n integer := cardinality(p_keys);
   v_order integer[];
@@ -317,8 +398,12 @@ DECLARE
   r "public"."floodgate_result";
   i integer;
   k integer;
+  v_setting text;
 BEGIN
-  PERFORM set_config('lock_timeout', p_lock_timeout, true), CASE WHEN NOT p_durable THEN set_config('synchronous_commit', 'off', true) END;
+  v_setting := set_config('lock_timeout', p_lock_timeout, true);
+  IF NOT p_durable THEN
+    v_setting := set_config('synchronous_commit', 'off', true);
+  END IF;
   SELECT array_agg(u.i ORDER BY u.key COLLATE "C", u.algorithm COLLATE "C") INTO v_order
     FROM unnest(p_keys, p_algorithms) WITH ORDINALITY AS u(key, algorithm, i);
   FOREACH i IN ARRAY v_order LOOP
@@ -336,8 +421,16 @@ BEGIN
   FOR i IN 1..n LOOP
     k := (i - 1) * 4;
     SELECT t.state INTO v_state FROM "public"."floodgate" t WHERE t.key = p_keys[i] AND t.algorithm = p_algorithms[i];
-    r := "public"."floodgate_step"(p_kinds[i], v_state, 'p', v_now, p_costs[i],
-      p_params[k + 1], p_params[k + 2], p_params[k + 3], p_params[k + 4]);
+    CASE p_kinds[i]
+      WHEN 'fixed-window' THEN r := "public"."floodgate_fixed_window"(v_state, 'p', v_now, p_costs[i], p_params[k + 1], p_params[k + 2], p_params[k + 3], p_params[k + 4]);
+      WHEN 'sliding-window-counter' THEN r := "public"."floodgate_sliding_window_counter"(v_state, 'p', v_now, p_costs[i], p_params[k + 1], p_params[k + 2], p_params[k + 3], p_params[k + 4]);
+      WHEN 'sliding-window-log' THEN r := "public"."floodgate_sliding_window_log"(v_state, 'p', v_now, p_costs[i], p_params[k + 1], p_params[k + 2], p_params[k + 3], p_params[k + 4]);
+      WHEN 'token-bucket' THEN r := "public"."floodgate_bucket"(v_state, 'p', v_now, p_costs[i], p_params[k + 1], p_params[k + 2], p_params[k + 3], p_params[k + 4]);
+      WHEN 'leaky-bucket' THEN r := "public"."floodgate_bucket"(v_state, 'p', v_now, p_costs[i], p_params[k + 1], p_params[k + 2], p_params[k + 3], p_params[k + 4]);
+      WHEN 'gcra' THEN r := "public"."floodgate_gcra"(v_state, 'p', v_now, p_costs[i], p_params[k + 1], p_params[k + 2], p_params[k + 3], p_params[k + 4]);
+      WHEN 'calendar-quota' THEN r := "public"."floodgate_calendar_quota"(v_state, 'p', v_now, p_costs[i], p_params[k + 1], p_params[k + 2], p_params[k + 3], p_params[k + 4]);
+      ELSE RAISE EXCEPTION 'Floodgate has no step for the algorithm kind %', p_kinds[i] USING ERRCODE = '22023';
+    END CASE;
     v_results[i] := r;
     v_all := v_all AND r.allowed;
   END LOOP;
@@ -350,8 +443,16 @@ BEGIN
   FOR i IN 1..n LOOP
     k := (i - 1) * 4;
     SELECT t.state INTO v_state FROM "public"."floodgate" t WHERE t.key = p_keys[i] AND t.algorithm = p_algorithms[i];
-    r := "public"."floodgate_step"(p_kinds[i], v_state, 'c', v_now, p_costs[i],
-      p_params[k + 1], p_params[k + 2], p_params[k + 3], p_params[k + 4]);
+    CASE p_kinds[i]
+      WHEN 'fixed-window' THEN r := "public"."floodgate_fixed_window"(v_state, 'c', v_now, p_costs[i], p_params[k + 1], p_params[k + 2], p_params[k + 3], p_params[k + 4]);
+      WHEN 'sliding-window-counter' THEN r := "public"."floodgate_sliding_window_counter"(v_state, 'c', v_now, p_costs[i], p_params[k + 1], p_params[k + 2], p_params[k + 3], p_params[k + 4]);
+      WHEN 'sliding-window-log' THEN r := "public"."floodgate_sliding_window_log"(v_state, 'c', v_now, p_costs[i], p_params[k + 1], p_params[k + 2], p_params[k + 3], p_params[k + 4]);
+      WHEN 'token-bucket' THEN r := "public"."floodgate_bucket"(v_state, 'c', v_now, p_costs[i], p_params[k + 1], p_params[k + 2], p_params[k + 3], p_params[k + 4]);
+      WHEN 'leaky-bucket' THEN r := "public"."floodgate_bucket"(v_state, 'c', v_now, p_costs[i], p_params[k + 1], p_params[k + 2], p_params[k + 3], p_params[k + 4]);
+      WHEN 'gcra' THEN r := "public"."floodgate_gcra"(v_state, 'c', v_now, p_costs[i], p_params[k + 1], p_params[k + 2], p_params[k + 3], p_params[k + 4]);
+      WHEN 'calendar-quota' THEN r := "public"."floodgate_calendar_quota"(v_state, 'c', v_now, p_costs[i], p_params[k + 1], p_params[k + 2], p_params[k + 3], p_params[k + 4]);
+      ELSE RAISE EXCEPTION 'Floodgate has no step for the algorithm kind %', p_kinds[i] USING ERRCODE = '22023';
+    END CASE;
     v_results[i] := r;
     IF r.write THEN
       IF r.ttl > 0 THEN
@@ -369,8 +470,13 @@ CREATE OR REPLACE FUNCTION "public"."floodgate_reset"(
   p_key text, p_algorithm text, p_lock_timeout text, p_durable boolean
 ) RETURNS void
 LANGUAGE plpgsql AS $reset$
+DECLARE
+  v_setting text;
 BEGIN
-  PERFORM set_config('lock_timeout', p_lock_timeout, true), CASE WHEN NOT p_durable THEN set_config('synchronous_commit', 'off', true) END;
+  v_setting := set_config('lock_timeout', p_lock_timeout, true);
+  IF NOT p_durable THEN
+    v_setting := set_config('synchronous_commit', 'off', true);
+  END IF;
   DELETE FROM "public"."floodgate" t WHERE t.key = p_key AND t.algorithm = p_algorithm;
 END
 $reset$;
@@ -379,10 +485,12 @@ CREATE OR REPLACE FUNCTION "public"."floodgate_sweep"(p_batch integer, p_lock_ti
 RETURNS integer
 LANGUAGE plpgsql AS $sweep$
 DECLARE
-  v_clock float8 := (extract(epoch FROM clock_timestamp()) * 1000)::float8;
+  v_clock float8 := date_part('epoch', clock_timestamp()) * 1000;
   v_deleted integer;
+  v_setting text;
 BEGIN
-  PERFORM set_config('lock_timeout', p_lock_timeout, true), set_config('synchronous_commit', 'off', true);
+  v_setting := set_config('lock_timeout', p_lock_timeout, true);
+  v_setting := set_config('synchronous_commit', 'off', true);
   DELETE FROM "public"."floodgate" t
     WHERE t.ctid = ANY (ARRAY(
       SELECT e.ctid FROM "public"."floodgate" e WHERE e.expires_at < v_clock

@@ -1,6 +1,7 @@
 import { parseOptions } from '@floodgate/core/internal'
 import { z } from 'zod'
 import { bucketSql } from './sql/bucket.js'
+import { calendarQuotaSql, daysFromCivilSql } from './sql/calendar-quota.js'
 import { consumeAllSql } from './sql/consume-all.js'
 import { decideSql, resetSql, sweepSql } from './sql/decide.js'
 import { fixedWindowSql } from './sql/fixed-window.js'
@@ -8,7 +9,6 @@ import { gcraSql } from './sql/gcra.js'
 import { DEFAULT_LOCATION, type Location, qualified } from './sql/location.js'
 import { slidingWindowCounterSql } from './sql/sliding-window-counter.js'
 import { slidingWindowLogSql } from './sql/sliding-window-log.js'
-import { stepSql } from './sql/step.js'
 import { tableSql } from './sql/table.js'
 import { schemaName, tableName } from './validate.js'
 
@@ -48,7 +48,7 @@ const schema = z.strictObject({
 
 /**
  * The migration as SQL text, one transaction: the table, its expiry index, and the functions the store calls
- * (a step per algorithm, a dispatcher, one-key decisions, consume-all, reset and sweep). Idempotent: run it
+ * (a step per algorithm, one-key decisions, consume-all, reset and sweep). Idempotent: run it
  * again after an upgrade to replace the functions; rows are kept. Run it with `migrate()` or `psql -f`.
  *
  * @example await pool.query(migrationSql({ schema: 'rate_limits' }))
@@ -67,7 +67,8 @@ export function migrationSql(options: MigrationOptions = {}): string {
     slidingWindowLogSql(location),
     bucketSql(location),
     gcraSql(location),
-    stepSql(location),
+    daysFromCivilSql(location),
+    calendarQuotaSql(location),
     decideSql(location),
     consumeAllSql(location),
     resetSql(location),

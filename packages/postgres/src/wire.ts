@@ -23,6 +23,7 @@ const PARAMS: Record<AlgorithmKind, readonly string[]> = {
   'token-bucket': ['capacity', 'rate', 'intervalMs', 'shape'],
   'leaky-bucket': ['capacity', 'rate', 'intervalMs', 'shape'],
   gcra: ['emissionMs', 'toleranceMs', 'burst'],
+  'calendar-quota': ['limit', 'period', 'offsetMs'],
 }
 
 /** How many parameter slots every step function has. */

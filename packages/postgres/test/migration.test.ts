@@ -51,14 +51,15 @@ describe('migration', () => {
     )
     expect(rows.map((r) => r.proname)).toEqual([
       'floodgate_bucket',
+      'floodgate_calendar_quota',
       'floodgate_consume_all',
+      'floodgate_days_from_civil',
       'floodgate_decide',
       'floodgate_fixed_window',
       'floodgate_gcra',
       'floodgate_reset',
       'floodgate_sliding_window_counter',
       'floodgate_sliding_window_log',
-      'floodgate_step',
       'floodgate_sweep',
     ])
     const index = await pool.query(

@@ -1,5 +1,6 @@
-import { CALL_SETTINGS, DATABASE_CLOCK_MS } from './clock.js'
+import { CALL_SETTINGS, CALL_SETTINGS_VARIABLE, DATABASE_CLOCK_MS } from './clock.js'
 import { type Location, qualified } from './location.js'
+import { runStep } from './step.js'
 
 /**
  * Several keys (each its own algorithm) decided as one, in one statement: all are consumed or none.
@@ -16,7 +17,8 @@ import { type Location, qualified } from './location.js'
 export const consumeAllSql = (location: Location) => {
   const table = qualified(location)
   const result = qualified(location, '_result')
-  const step = qualified(location, '_step')
+  const args = (op: string) =>
+    `v_state, '${op}', v_now, p_costs[i], p_params[k + 1], p_params[k + 2], p_params[k + 3], p_params[k + 4]`
   const same = 't.key = p_keys[i] AND t.algorithm = p_algorithms[i]'
   return `CREATE OR REPLACE FUNCTION ${qualified(location, '_consume_all')}(
   p_keys text[], p_algorithms text[], p_kinds text[], p_costs float8[], p_params float8[], p_now float8,
@@ -35,6 +37,7 @@ DECLARE
   r ${result};
   i integer;
   k integer;
+  ${CALL_SETTINGS_VARIABLE}
 BEGIN
   ${CALL_SETTINGS}
   SELECT array_agg(u.i ORDER BY u.key COLLATE "C", u.algorithm COLLATE "C") INTO v_order
@@ -54,8 +57,7 @@ BEGIN
   FOR i IN 1..n LOOP
     k := (i - 1) * 4;
     SELECT t.state INTO v_state FROM ${table} t WHERE ${same};
-    r := ${step}(p_kinds[i], v_state, 'p', v_now, p_costs[i],
-      p_params[k + 1], p_params[k + 2], p_params[k + 3], p_params[k + 4]);
+    ${runStep(location, 'p_kinds[i]', args('p'), '    ')}
     v_results[i] := r;
     v_all := v_all AND r.allowed;
   END LOOP;
@@ -68,8 +70,7 @@ BEGIN
   FOR i IN 1..n LOOP
     k := (i - 1) * 4;
     SELECT t.state INTO v_state FROM ${table} t WHERE ${same};
-    r := ${step}(p_kinds[i], v_state, 'c', v_now, p_costs[i],
-      p_params[k + 1], p_params[k + 2], p_params[k + 3], p_params[k + 4]);
+    ${runStep(location, 'p_kinds[i]', args('c'), '    ')}
     v_results[i] := r;
     IF r.write THEN
       IF r.ttl > 0 THEN

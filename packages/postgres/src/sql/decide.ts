@@ -1,9 +1,11 @@
-import { CALL_SETTINGS, DATABASE_CLOCK_MS } from './clock.js'
+import { CALL_SETTINGS, CALL_SETTINGS_VARIABLE, DATABASE_CLOCK_MS } from './clock.js'
 import { type Location, qualified } from './location.js'
+import { runStep } from './step.js'
 
 /**
  * One key's decision, in one statement: lock the key's row (`FOR UPDATE`; a peek only reads), run the step,
- * write what it says (update, or delete a state that is fresh again, or insert a new key). Two requests for
+ * write what it says (update, or delete a state that is fresh again, or insert a new key; the locked row is
+ * written by its `ctid`, with no second index lookup). Two requests for
  * a key that has no row yet both find none: the first insert wins, and the other, finding its insert
  * conflicting, decides again on the row the first made (`ON CONFLICT DO NOTHING`, then the loop).
  *
@@ -22,27 +24,29 @@ DECLARE
   v_clock float8 := ${DATABASE_CLOCK_MS};
   v_now float8 := coalesce(p_now, v_clock);
   v_state float8[];
-  v_found boolean;
+  v_row tid;
   r ${qualified(location, '_result')};
+  ${CALL_SETTINGS_VARIABLE}
 BEGIN
   ${CALL_SETTINGS}
   LOOP
     IF p_op = 'p' THEN
-      SELECT t.state INTO v_state FROM ${table} t WHERE t.key = p_key AND t.algorithm = p_algorithm;
+      SELECT t.ctid, t.state INTO v_row, v_state FROM ${table} t
+        WHERE t.key = p_key AND t.algorithm = p_algorithm;
     ELSE
-      SELECT t.state INTO v_state FROM ${table} t WHERE t.key = p_key AND t.algorithm = p_algorithm FOR UPDATE;
+      SELECT t.ctid, t.state INTO v_row, v_state FROM ${table} t
+        WHERE t.key = p_key AND t.algorithm = p_algorithm FOR UPDATE;
     END IF;
-    v_found := FOUND;
-    r := ${qualified(location, '_step')}(p_kind, v_state, p_op, v_now, p_cost, p1, p2, p3, p4);
+    ${runStep(location, 'p_kind', 'v_state, p_op, v_now, p_cost, p1, p2, p3, p4', '    ')}
     IF NOT r.write THEN
       RETURN r;
     END IF;
-    IF v_found THEN
+    IF v_row IS NOT NULL THEN
       IF r.ttl > 0 THEN
         UPDATE ${table} t SET state = r.next_state, expires_at = ceil(v_clock + r.ttl) + p_grace
-          WHERE t.key = p_key AND t.algorithm = p_algorithm;
+          WHERE t.ctid = v_row;
       ELSE
-        DELETE FROM ${table} t WHERE t.key = p_key AND t.algorithm = p_algorithm;
+        DELETE FROM ${table} t WHERE t.ctid = v_row;
       END IF;
       RETURN r;
     END IF;
@@ -66,6 +70,8 @@ export const resetSql = (location: Location) => `CREATE OR REPLACE FUNCTION ${qu
   p_key text, p_algorithm text, p_lock_timeout text, p_durable boolean
 ) RETURNS void
 LANGUAGE plpgsql AS $reset$
+DECLARE
+  ${CALL_SETTINGS_VARIABLE}
 BEGIN
   ${CALL_SETTINGS}
   DELETE FROM ${qualified(location)} t WHERE t.key = p_key AND t.algorithm = p_algorithm;
@@ -85,8 +91,10 @@ LANGUAGE plpgsql AS $sweep$
 DECLARE
   v_clock float8 := ${DATABASE_CLOCK_MS};
   v_deleted integer;
+  ${CALL_SETTINGS_VARIABLE}
 BEGIN
-  PERFORM set_config('lock_timeout', p_lock_timeout, true), set_config('synchronous_commit', 'off', true);
+  v_setting := set_config('lock_timeout', p_lock_timeout, true);
+  v_setting := set_config('synchronous_commit', 'off', true);
   DELETE FROM ${table} t
     WHERE t.ctid = ANY (ARRAY(
       SELECT e.ctid FROM ${table} e WHERE e.expires_at < v_clock

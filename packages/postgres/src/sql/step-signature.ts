@@ -11,7 +11,13 @@ composite type `<table>_result`; `body` gets that type's name, to cast the row i
  */
 export function stepFunction(
   location: Location,
-  suffix: '_fixed_window' | '_sliding_window_counter' | '_sliding_window_log' | '_bucket' | '_gcra',
+  suffix:
+    | '_fixed_window'
+    | '_sliding_window_counter'
+    | '_sliding_window_log'
+    | '_bucket'
+    | '_gcra'
+    | '_calendar_quota',
   params: readonly [string, string, string, string],
   body: (result: string) => string,
 ): string {
