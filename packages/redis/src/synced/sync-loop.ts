@@ -166,11 +166,17 @@ export class SyncLoop {
     const batch = this.queue.filter((entry) => !entry.detached)
     for (const entry of this.queue) entry.queued = false
     this.queue = []
-    const flight = this.send(batch).finally(() => {
-      this.flight = undefined
-      this.afterFlight()
+    // The flight is set before `send` runs: what it enqueues waits for the flight to land.
+    let landed!: () => void
+    const flight = new Promise<void>((resolve) => {
+      landed = resolve
     })
     this.flight = flight
+    void this.send(batch).finally(() => {
+      this.flight = undefined
+      this.afterFlight()
+      landed()
+    })
     return flight
   }
 
@@ -180,7 +186,7 @@ export class SyncLoop {
     if (this.urgent) {
       this.urgent = false
       this.soon()
-    } else {
+    } else if (this.timer === undefined && !this.scheduled) {
       this.timer = this.parts.timers.setTimeout(this.fire, this.parts.syncEveryMs)
     }
   }

@@ -1,0 +1,147 @@
+import { type RedisServer, startRedis } from '@floodgate/testkit'
+import { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { overshootBound, RedisStore } from '../src/index.js'
+import { bundleFixture, type Fleet, forkFleet } from './fixtures/fork-fixture.js'
+import type { FleetOrder, FleetReport } from './fixtures/synced-fleet.js'
+import { ledgerAlgorithm, ledgerKey } from './fixtures/synced-ledger.js'
+
+// Faults, with four SyncedStore processes on a redis-server this file starts: killed (SIGKILL) mid-run and
+// restarted on the same port; then one of the processes killed. Decisions go on locally and never wait on
+// Redis, counts made while it is down reach it once it is back, and a dead process loses at most what it had
+// not synced. The only clock reads are each decision's own latency and the moments of the kill and restart.
+const PROCESSES = 4
+const LIMIT = 100
+const WINDOW_MS = 1000
+const TIMEOUT_MS = 200
+/** What a loaded CI machine may add to a bounded wait. */
+const SLACK_MS = 500
+const prefix = `fgtest:synced-failure:${process.pid}`
+
+let server: RedisServer
+let bundle: Awaited<ReturnType<typeof bundleFixture>>
+let fleet: Fleet
+let runs = 0
+
+beforeAll(async () => {
+  server = await startRedis()
+  bundle = await bundleFixture('synced-fleet')
+  fleet = forkFleet(bundle.file, PROCESSES)
+}, 60_000)
+
+afterAll(async () => {
+  await fleet?.stop()
+  bundle?.remove()
+  await server?.stop()
+})
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+function order(durationMs: number): FleetOrder {
+  return {
+    url: server.url,
+    prefix,
+    key: `k${++runs}`,
+    limit: LIMIT,
+    windowMs: WINDOW_MS,
+    syncEvery: 50,
+    exactWithin: 0,
+    timeoutMs: TIMEOUT_MS,
+    scenario: { kind: 'steady', durationMs, tickMs: 20 },
+  }
+}
+
+/** The admitted total of each window, over every process. */
+function totals(reports: FleetReport[]): Map<number, number> {
+  const out = new Map<number, number>()
+  for (const report of reports) {
+    for (const [window, n] of Object.entries(report.perWindow)) {
+      out.set(Number(window), (out.get(Number(window)) ?? 0) + n)
+    }
+  }
+  return out
+}
+
+/** The ledger count Redis holds for one process. */
+async function ledgerInRedis(pid: number, run: string): Promise<number> {
+  const client = new Redis(server.url)
+  try {
+    const store = new RedisStore({ client, prefix })
+    const raw = await client.getBuffer(store.keyOf(ledgerAlgorithm, ledgerKey(pid, run)))
+    return raw ? raw.readDoubleLE(8) : 0
+  } finally {
+    client.disconnect()
+  }
+}
+
+describe('SyncedStore: Redis killed and restarted mid-run', () => {
+  it('decides locally within its share, never waits, and sends the counts it kept once Redis is back', async () => {
+    const run = order(6000)
+    await fleet.ask({ type: 'order', order: run })
+    const reports = fleet.ask<{ report: FleetReport }>({ type: 'fire' })
+    await sleep(1500)
+    await server.kill('SIGKILL')
+    const killedAt = Date.now()
+    fleet.tell({ type: 'ledger', on: true }) // from now on each process also counts its ledger key
+    await sleep(2500)
+    await server.restart()
+    const restartedAt = Date.now()
+    const done = (await reports).map((r) => r.report)
+
+    const offline = done.map((r) => r.sources.offline ?? 0)
+    const byWindow = totals(done)
+    console.log(
+      `killed at +1.5 s for ${restartedAt - killedAt} ms: offline decisions ${offline.join(', ')}; windows ` +
+        `${[...byWindow.values()].join(', ')}; slowest decision ${Math.max(...done.map((r) => r.slowestMs)).toFixed(0)} ms`,
+    )
+    expect(done.reduce((sum, r) => sum + r.unhandled, 0)).toBe(0)
+    for (const report of done) {
+      expect(report.sources.offline ?? 0).toBeGreaterThan(20)
+      expect(report.slowestMs).toBeLessThan(TIMEOUT_MS + SLACK_MS)
+    }
+    // Windows wholly inside the outage: each process admits at most its share, 1/4 of the limit.
+    const inside = [...byWindow].filter(([start]) => start >= killedAt && start + WINDOW_MS <= restartedAt)
+    expect(inside.length).toBeGreaterThanOrEqual(1)
+    for (const [, total] of inside) expect(total).toBeLessThanOrEqual(LIMIT)
+    // Windows wholly before the kill or after the restart: the bound of a healthy fleet, at most.
+    const healthy = [...byWindow].filter(
+      ([start]) => start + WINDOW_MS <= killedAt - 1000 || start >= restartedAt + 1000,
+    )
+    for (const [, total] of healthy)
+      expect(total).toBeLessThanOrEqual(LIMIT + overshootBound({ limit: LIMIT }))
+    // Every unit counted while Redis was down (and after) is in Redis now, exactly.
+    for (const [i, report] of done.entries()) {
+      expect(report.ledger).toBeGreaterThan(0)
+      expect(await ledgerInRedis(fleet.children[i]!.pid!, run.key)).toBe(report.ledger)
+    }
+  }, 60_000)
+})
+
+describe('SyncedStore: a process killed mid-run', () => {
+  it('loses at most the counts of its last sync interval', async () => {
+    const run = order(2500)
+    await fleet.ask({ type: 'order', order: run })
+    const [victim, ...survivors] = fleet.children
+    const streamed: { ledger: number; at: number }[] = []
+    victim!.on('message', (message: { stream?: boolean; ledger: number; at: number }) => {
+      if (message.stream) streamed.push(message)
+    })
+    fleet.tell({ type: 'ledger', on: true })
+    const reports = fleet.ask<{ report: FleetReport }>({ type: 'fire' }, survivors)
+    victim!.send({ type: 'fire' })
+    await sleep(1500)
+    const exited = new Promise((resolve) => victim!.once('exit', resolve))
+    const killedAt = Date.now()
+    victim!.kill('SIGKILL')
+    await exited
+    await reports
+    const last = streamed.at(-1)!
+    const lost = last.ledger - (await ledgerInRedis(victim!.pid!, run.key))
+    const lastInterval = streamed.filter((m) => m.at > killedAt - 2 * 50 - SLACK_MS).length
+    console.log(
+      `killed after ${last.ledger} ledger admissions: ${lost} not in Redis (${lastInterval} in its last interval and slack)`,
+    )
+    expect(lost).toBeLessThanOrEqual(lastInterval)
+    expect(lost).toBeGreaterThanOrEqual(0)
+  }, 60_000)
+})
