@@ -1,3 +1,4 @@
+import { boundDelays, boundsDelay } from './algorithms/bounded-delay.js'
 import type { Awaitable, ConsumeItem, Decision, Store } from './types.js'
 
 /**
@@ -5,9 +6,15 @@ import type { Awaitable, ConsumeItem, Decision, Store } from './types.js'
  * policy. Uses the store's atomic `consumeAll` when it has one; otherwise consumes in order and refunds
  * what was taken when a later policy refuses (so a concurrent request may briefly see that quota spent:
  * put the narrowest policy first). The result has one decision per item; policies after a refusal are
- * peeked, not consumed.
+ * peeked, not consumed. A shaping bucket's `maxDelay` refuses a request that would wait longer, and what it
+ * spent is given back.
  */
 export function consumeAll(store: Store, items: readonly ConsumeItem[], now?: number): Promise<Decision[]> {
+  const decided = decideAll(store, items, now)
+  return boundsDelay(items) ? decided.then((ds) => boundDelays(store, items, ds, now)) : decided
+}
+
+function decideAll(store: Store, items: readonly ConsumeItem[], now?: number): Promise<Decision[]> {
   if (store.consumeAll) return Promise.resolve(store.consumeAll(items, now))
   return consumeInGroups({
     store,

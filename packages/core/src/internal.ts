@@ -3,6 +3,7 @@
 
 export { DAY_MS, PERIOD_CODES, periodOf } from './algorithms/calendar.js'
 export { ceilMs, EPSILON, floorUnits, NEVER } from './algorithms/decide.js'
+export { boundDelay, boundDelays, boundsDelay } from './algorithms/bounded-delay.js'
 export { algorithmId } from './algorithms/id.js'
 export { cachedClock } from './clocks/cached-clock.js'
 export { consumeInGroups, mostRestrictiveIndex } from './consume-all.js'

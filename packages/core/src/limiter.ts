@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { boundOne } from './algorithms/bounded-delay.js'
 import { isCost, normalizeCost } from './cost.js'
 import { RateLimitConfigError, RateLimitCostError } from './errors.js'
 import { partitionOf, storeKey } from './store-keys/store-key.js'
@@ -123,8 +124,9 @@ export function createLimiter(options: LimiterOptions): Limiter {
       try {
         const cost = options === undefined || options.cost === undefined ? 1 : costOf(options)
         const at = keyOf(key)
-        const result =
-          cost === 0 ? store.peek(algorithm, at, 0, now()) : store.consume(algorithm, at, cost, now())
+        const t = now()
+        const decided = cost === 0 ? store.peek(algorithm, at, 0, t) : store.consume(algorithm, at, cost, t)
+        const result = boundOne(store, { algorithm, key: at, cost }, decided, t)
         if (result instanceof Promise) return result.then(named)
         result.policy = name
         return Promise.resolve(result)
@@ -133,7 +135,10 @@ export function createLimiter(options: LimiterOptions): Limiter {
       }
     },
     async peek(key, options) {
-      return named(await store.peek(algorithm, keyOf(key), costOf(options), now()))
+      const at = keyOf(key)
+      const t = now()
+      const decided = store.peek(algorithm, at, costOf(options), t)
+      return named(await boundOne(store, { algorithm, key: at, cost: 0 }, decided, t)) // a peek spends nothing
     },
     async refund(key, options) {
       const cost = costOf(options)

@@ -1,4 +1,5 @@
-import { type Algorithm, consumeAll, type Decision, type Store } from '@floodgate/core'
+import { type Algorithm, type ConsumeItem, consumeAll, type Decision, type Store } from '@floodgate/core'
+import { boundDelay } from '@floodgate/core/internal'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { algorithmCases } from './algorithms.js'
 import { seededRandom } from './random.js'
@@ -43,6 +44,14 @@ function referenceModel(algorithm: Algorithm) {
   }
 }
 
+/** A decision as the limiter makes it over `store`: consumed through core's consumeAll, or peeked and bounded. */
+async function throughCore(store: Store, op: 'peek' | 'consume', item: ConsumeItem, now: number) {
+  if (op === 'consume') return (await consumeAll(store, [item], now))[0]!
+  const decision = await store.peek(item.algorithm, item.key, item.cost, now)
+  boundDelay(item.algorithm, decision)
+  return decision
+}
+
 let runs = 0
 /** Keys unique to this run, so that a shared Redis never mixes runs. */
 const uniqueKey = (name: string) => `conformance:${process.pid}:${Date.now().toString(36)}:${runs++}:${name}`
@@ -77,8 +86,9 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
               if (op === 'refund') await store.refund(algorithm, key, cost, step.at)
               else if (op === 'reset') await store.reset(algorithm, key)
               else {
-                const decision =
-                  op === 'peek'
+                const decision = vector.throughCore
+                  ? await throughCore(store, op, { algorithm, key, cost }, step.at)
+                  : op === 'peek'
                     ? await store.peek(algorithm, key, cost, step.at)
                     : await store.consume(algorithm, key, cost, step.at)
                 expect(

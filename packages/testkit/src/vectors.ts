@@ -24,6 +24,11 @@ export interface Vector {
   name: string
   algorithm: () => Algorithm
   steps: VectorStep[]
+  /**
+   * Decide through core (`consumeAll`, and a peek bounded as the limiter bounds it), as the limiter and the
+   * HTTP handler do: for rules core applies over any store's decisions (a shaping bucket's `maxDelay`).
+   */
+  throughCore?: boolean
 }
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0) // 12:00:00, a minute boundary
@@ -154,6 +159,29 @@ export const vectors: readonly Vector[] = [
       { at: Date.UTC(2026, 2, 14, 14, 30), expect: { allowed: true, resetMs: 1_800_000 } },
       { at: Date.UTC(2026, 2, 14, 14, 59), expect: { allowed: false, retryAfterMs: 60_000 } },
       { at: Date.UTC(2026, 2, 14, 15), expect: { allowed: true } },
+    ],
+  },
+  {
+    name: 'leaky bucket 10, 1 per 100ms, shape, maxDelay 300ms: waits up to 300ms, then refused spending nothing',
+    algorithm: () =>
+      leakyBucket({ capacity: 10, leakRate: 1, interval: '100ms', mode: 'shape', maxDelay: '300ms' }),
+    throughCore: true,
+    steps: [
+      { at: T0, op: 'peek', expect: { allowed: true, remaining: 4, delayMs: 0 } },
+      { at: T0, expect: { allowed: true, delayMs: 0, remaining: 3 } },
+      { at: T0, expect: { allowed: true, delayMs: 100, remaining: 2 } },
+      { at: T0, expect: { allowed: true, delayMs: 200, remaining: 1 } },
+      { at: T0, expect: { allowed: true, delayMs: 300, remaining: 0 } },
+      {
+        at: T0,
+        times: 3,
+        expect: { allowed: false, retryAfterMs: 100, remaining: 0, resetMs: 400, delayMs: 0 },
+      },
+      { at: T0 + 99, expect: { allowed: false, retryAfterMs: 1 } },
+      { at: T0 + 100, op: 'peek', expect: { allowed: true, delayMs: 300, remaining: 1 } },
+      { at: T0 + 100, cost: 2, expect: { allowed: true, delayMs: 300, remaining: 0, resetMs: 500 } },
+      { at: T0 + 100, expect: { allowed: false, retryAfterMs: 200 } },
+      { at: T0 + 300, expect: { allowed: true, delayMs: 300 } },
     ],
   },
 ]

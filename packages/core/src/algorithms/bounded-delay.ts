@@ -1,5 +1,5 @@
 import type { Algorithm, Awaitable, ConsumeItem, Decision, Store } from '../types.js'
-import { ceilMs, floorUnits, NEVER } from './decide.js'
+import { ceilMs, NEVER } from './decide.js'
 
 /**
  * `leakyBucket({ mode: 'shape', maxDelay })`: a request that would wait longer than `maxDelay` is refused.
@@ -34,8 +34,8 @@ export function boundDelay(algorithm: Algorithm, d: Decision): boolean {
   }
   // resetMs is when the level (after this request, or before a peeked one) has drained; each further unit
   // request waits 1 / leak rate longer than the one before it.
-  const unitsPerMs = algorithm.params.rate! / algorithm.params.intervalMs!
-  const room = d.resetMs <= max ? floorUnits((max - d.resetMs) * unitsPerMs) + 1 : 0
+  const { rate, intervalMs } = algorithm.params
+  const room = d.resetMs <= max ? Math.floor(((max - d.resetMs) * rate!) / intervalMs! + 1e-9) + 1 : 0
   if (room < d.remaining) d.remaining = room
   if (!d.allowed && d.retryAfterMs !== NEVER && d.resetMs > max) {
     d.retryAfterMs = Math.max(d.retryAfterMs, ceilMs(d.resetMs - max))

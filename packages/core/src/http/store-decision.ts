@@ -1,3 +1,4 @@
+import { boundDelays, boundOne, boundsDelay } from '../algorithms/bounded-delay.js'
 import { consumeAll } from '../consume-all.js'
 import type { Awaitable, ConsumeItem, Decision, Store } from '../types.js'
 
@@ -5,7 +6,8 @@ import type { Awaitable, ConsumeItem, Decision, Store } from '../types.js'
  * Decide one request's items on the store, in the order of its policies: a single consume, or all of them
  * as one (`consumeAll`, atomic where the store can). Free items (cost 0) are peeked: counted as nothing, but
  * their decisions still give headers. `order` is the consumption order (narrowest policy first) for stores
- * that cannot decide all at once. Synchronous when the store is.
+ * that cannot decide all at once. Synchronous when the store is. A shaping bound (`maxDelay`) refuses a
+ * request that would wait longer, and what it spent is given back.
  */
 export function decideOnStore(
   store: Store,
@@ -15,10 +17,25 @@ export function decideOnStore(
 ): Awaitable<Decision | Decision[]> {
   if (items.length === 1) {
     const item = items[0]!
-    return item.cost === 0
-      ? store.peek(item.algorithm, item.key, 0, now)
-      : store.consume(item.algorithm, item.key, item.cost, now)
+    const decided =
+      item.cost === 0
+        ? store.peek(item.algorithm, item.key, 0, now)
+        : store.consume(item.algorithm, item.key, item.cost, now)
+    return boundOne(store, item, decided, now)
   }
+  const decided = decideMany(store, items, order, now)
+  if (!boundsDelay(items)) return decided
+  return decided instanceof Promise
+    ? decided.then((ds) => boundDelays(store, items, ds, now))
+    : boundDelays(store, items, decided, now)
+}
+
+function decideMany(
+  store: Store,
+  items: readonly ConsumeItem[],
+  order: readonly number[] | undefined,
+  now: number | undefined,
+): Awaitable<Decision[]> {
   const sequence = order ?? items.map((_, i) => i)
   const charged = sequence.filter((i) => items[i]!.cost > 0)
   const free = sequence.filter((i) => items[i]!.cost === 0)
