@@ -65,17 +65,17 @@ export function boundDelays(
   let refused = false
   for (let i = 0; i < items.length; i++) if (boundDelay(items[i]!.algorithm, decisions[i]!)) refused = true
   if (!admitted || !refused) return decisions
-  let pending: Promise<unknown>[] | undefined
+  const pending: Promise<unknown>[] = []
   for (const item of items) {
     if (item.cost <= 0) continue
     try {
       const result = store.refund(item.algorithm, item.key, item.cost, now)
-      if (result instanceof Promise) (pending ??= []).push(result.catch(() => undefined))
+      if (result instanceof Promise) pending.push(result.catch(() => undefined))
     } catch {
       // the refusal stands; the units drain with the bucket
     }
   }
-  return pending === undefined ? decisions : Promise.all(pending).then(() => decisions)
+  return pending.length === 0 ? decisions : Promise.all(pending).then(() => decisions)
 }
 
 /** {@link boundDelays} for one item. */
