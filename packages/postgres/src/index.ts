@@ -1,4 +1,4 @@
-export { PostgresStoreError, type PostgresStoreErrorCode, sqlState } from './errors.js'
+export { PostgresStoreError, type PostgresStoreErrorCode } from './errors.js'
 export {
   MIGRATION_SQL,
   MIGRATION_VERSION,

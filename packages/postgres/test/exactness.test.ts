@@ -108,6 +108,7 @@ describe(`exactness: ${PROCESSES} processes x ${REQUESTS} concurrent requests, l
     ['leaky-bucket', undefined],
     ['gcra', undefined],
     ['sliding-window-counter', at],
+    ['calendar-quota', at],
   ]
   for (const [kind, now] of cases) {
     it(`${kind}: exactly 100 admitted`, async () => {
