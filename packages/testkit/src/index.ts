@@ -14,3 +14,4 @@ export {
 export { sharedRedisStoreFactory } from './redis-store-factory.js'
 export { type Vector, type VectorStep, vectors } from './vectors.js'
 export { type VirtualClock, virtualClock } from './virtual-clock.js'
+export { type VirtualTimers, virtualTimers } from './virtual-timers.js'

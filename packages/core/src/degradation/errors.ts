@@ -1,0 +1,21 @@
+/**
+ * Stable codes of what the degradation middlewares (`priorityQueue`, `loadShedder`) report through `onError`;
+ * `docs/errors.md` explains each.
+ */
+export type DegradationErrorCode =
+  /** Your `priority` function threw or rejected: the request was given the lowest priority. */
+  | 'ERR_FLOODGATE_FUNCTION_FAILED'
+  /** Your `priority` function returned a name that is not one of the queues or classes: lowest priority. */
+  | 'ERR_FLOODGATE_UNKNOWN_PRIORITY'
+
+/** Something on one request that a degradation middleware handled without failing it. Never thrown. */
+export class DegradationError extends Error {
+  override readonly name = 'DegradationError'
+  readonly code: DegradationErrorCode
+  readonly option: string
+  constructor(code: DegradationErrorCode, message: string, options: { cause?: unknown; option: string }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.code = code
+    this.option = options.option
+  }
+}

@@ -1,0 +1,57 @@
+import type { RequestInfo } from '../http/request-info.js'
+import type { Awaitable } from '../types.js'
+
+/** The request proceeds to the app. */
+export interface PassOutcome {
+  readonly kind: 'pass'
+  /** The class (queue) it was given. */
+  readonly priority: string
+  /** How long it waited before it was let in, in ms (0 when it was let in at once). */
+  readonly waitedMs: number
+}
+
+/** The request is answered here, not passed on: a value, never an exception. */
+export interface AnswerOutcome {
+  readonly kind: 'answer'
+  /** 429 (a full queue) or 503 (waited too long, or shed). */
+  readonly status: number
+  /** Lower-case names: `retry-after`, `cache-control`. */
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+  readonly contentType: string
+  /** Why: `'queue_full'`, `'queue_timeout'`, `'shed'`. */
+  readonly reason: 'queue_full' | 'queue_timeout' | 'shed'
+  readonly priority: string
+  /** The wait the answer asks for, in ms (`Retry-After` is this, in whole seconds, at least 1). */
+  readonly retryAfterMs: number
+}
+
+/** The client went away before the request was let in: nothing to send. */
+export interface GoneOutcome {
+  readonly kind: 'gone'
+  readonly priority: string | undefined
+}
+
+/** What a degradation middleware decided for one request. */
+export type GateOutcome = PassOutcome | AnswerOutcome | GoneOutcome
+
+/** One request's passage through a gate. */
+export interface GateEntry {
+  /** Settles when the request may proceed or is answered here; never rejects. Synchronous when it can be. */
+  readonly outcome: Awaitable<GateOutcome>
+  /**
+   * Call when the response has ended or the connection closed (Node's `res` `'close'`): a request still
+   * waiting leaves its queue at once, one let in gives its place back. Safe to call more than once.
+   */
+  leave(): void
+}
+
+/**
+ * The framework-neutral part of `priorityQueue` and `loadShedder`: adapters map their request to a
+ * {@link RequestInfo}, call `enter`, call `leave` when the response closes, and write the outcome.
+ */
+export interface Gate<N = any> {
+  enter(info: RequestInfo<N>): GateEntry
+  /** Stop the gate's timers and signals (tests, shutdown). Requests still waiting are answered 503. */
+  close(): void
+}
