@@ -2,6 +2,14 @@
 export type { DegradationErrorCode } from './errors.js'
 export { DegradationError } from './errors.js'
 export type { AnswerOutcome, Gate, GateEntry, GateOutcome, GoneOutcome, PassOutcome } from './gate.js'
+export { createLoadShedder, type LoadShedder } from './load-shedder/create.js'
+export {
+  type DelayHistogram,
+  type EventLoopDelaySignalOptions,
+  eventLoopDelaySignal,
+  type OverloadSignal,
+} from './load-shedder/event-loop-delay.js'
+export type { LoadShedderOptions } from './load-shedder/options.js'
 export { createPriorityQueue, type PriorityQueue } from './priority-queue/create.js'
 export type { PriorityQueueOptions, QueueOptions } from './priority-queue/options.js'
 export type { Timers } from './timers.js'

@@ -8,6 +8,7 @@ import {
   createLimiter,
   createRateLimitHandler,
   type Decision,
+  type Duration,
   fixedWindow,
   leakyBucket,
   MemoryStore,
@@ -18,7 +19,7 @@ import {
 } from '../../src/index.js'
 
 const T0 = Date.UTC(2026, 0, 1, 12)
-const shaper = (maxDelay: number | string = '300ms', capacity = 10) =>
+const shaper = (maxDelay: Duration = '300ms', capacity = 10) =>
   leakyBucket({ capacity, leakRate: 1, interval: '100ms', mode: 'shape', maxDelay })
 
 /** The MemoryStore answering through promises and without consumeAll, as a remote store does. */
@@ -58,7 +59,7 @@ describe('leakyBucket maxDelay', () => {
     expect(() => leakyBucket({ capacity: 5, leakRate: 1, maxDelay: '1s' })).toThrow(
       expect.objectContaining({ code: 'ERR_FLOODGATE_INVALID_OPTION', option: 'leakyBucket.maxDelay' }),
     )
-    expect(() => shaper('soon')).toThrow(RateLimitConfigError)
+    expect(() => shaper('soon' as Duration)).toThrow(RateLimitConfigError)
     expect(() => shaper(-1)).toThrow(expect.objectContaining({ code: 'ERR_FLOODGATE_INVALID_DURATION' }))
   })
 
