@@ -24,6 +24,8 @@ export interface AdapterAppSetup {
   trustProxy?: boolean | 'loopback'
   /** Make the framework's client address unknown (empty), as for a socket that is already gone. */
   noAddress?: boolean
+  /** Koa: give the app-wide limiter the app's router (its `router` option), so it knows the routes. */
+  routerOption?: boolean
 }
 
 export interface AdapterRequest {

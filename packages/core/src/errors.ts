@@ -5,6 +5,7 @@ export type RateLimitErrorCode =
   | 'ERR_FLOODGATE_UNKNOWN_OPTION'
   | 'ERR_FLOODGATE_INVALID_COST'
   | 'ERR_FLOODGATE_INVALID_KEY'
+  | 'ERR_FLOODGATE_TIER_NOT_TIGHTER'
 
 /** Describe a value for an error message: `-5 (number)`, `'1 parsec' (string)`. */
 export function describeValue(value: unknown): string {

@@ -28,14 +28,17 @@ export type { KeyFunction, KeyPart, KeySpec, KeyValue } from './http/key-spec.js
 export type {
   CostOption,
   LimitedResponse,
+  PlanOptions,
   PolicyOptions,
   RateLimitOptions,
   RequestFunction,
+  RouteTierOptions,
   WarningOptions,
 } from './http/options/types.js'
 export type { Outcome } from './http/outcome.js'
 export type { ProxyTrust, RequestInfo } from './http/request-info.js'
 export type { ResponseFormat } from './http/responses.js'
+export type { Usage, UsageReport } from './http/usage.js'
 export type { WarningName } from './http/warnings.js'
 export { type ConsumeOptions, createLimiter, type Limiter, type LimiterOptions } from './limiter.js'
 export { MemoryStore, type MemoryStoreOptions } from './stores/memory.js'

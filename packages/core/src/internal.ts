@@ -1,9 +1,9 @@
 // Plumbing shared by Floodgate's own packages (the stores, the adapters, the test kit): `@floodgate/core/internal`.
 // Not covered by semver: users import `@floodgate/core`.
 
+export { boundDelay, boundDelays, boundsDelay } from './algorithms/bounded-delay.js'
 export { DAY_MS, PERIOD_CODES, periodOf } from './algorithms/calendar.js'
 export { ceilMs, EPSILON, floorUnits, NEVER } from './algorithms/decide.js'
-export { boundDelay, boundDelays, boundsDelay } from './algorithms/bounded-delay.js'
 export { algorithmId } from './algorithms/id.js'
 export { cachedClock } from './clocks/cached-clock.js'
 export { consumeInGroups, mostRestrictiveIndex } from './consume-all.js'
@@ -15,7 +15,7 @@ export { compileHeaders, type HeaderWriter, headerModes, resetMsOf, seconds } fr
 export { ipKey, type ParsedIp, parseIp } from './http/ip.js'
 export { keyValueText, routeText } from './http/key-spec.js'
 export { RATE_LIMIT_DEFAULTS } from './http/options/defaults.js'
-export { mergeRateLimitOptions } from './http/options/merge.js'
+export { mergeRateLimitOptions, routeRateLimitOptions } from './http/options/merge.js'
 export { defaultName, type ParsedRateLimitOptions, rateLimitOptionsSchema } from './http/options/schema.js'
 export { retryMessage } from './http/responses.js'
 export {

@@ -5,11 +5,12 @@ import {
   type RateLimitHandler,
   type RateLimitOptions,
   type RequestInfo,
+  type UsageReport,
 } from '@floodgate/core'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { routePattern } from './route-pattern.js'
 
-export type { Outcome, RateLimitOptions } from '@floodgate/core'
+export type { Outcome, RateLimitOptions, Usage, UsageReport } from '@floodgate/core'
 
 /** The options of the Express middleware: every core option; functions get Express's `req`. */
 export type ExpressRateLimitOptions = RateLimitOptions<Request>
@@ -112,10 +113,14 @@ function write(
  * @example app.use(rateLimit({ limit: 100, window: '1m' }))
  * @example app.post('/login', rateLimit({ limit: 5, window: '15m', skipSuccessfulRequests: true }), login)
  */
-export function rateLimit(options?: ExpressRateLimitOptions): RequestHandler {
+export function rateLimit(options?: ExpressRateLimitOptions): RateLimitMiddleware {
   const handler = createRateLimitHandler<Request>(options)
-  return (req, res, next) => {
+  const middleware: RequestHandler = (req, res, next) => {
     const info = new ExpressRequestInfo(req)
     handler.handle(info, req.rateLimit).then((outcome) => write(handler, outcome, info, res, next), next)
   }
+  return Object.assign(middleware, { usage: handler.usage })
 }
+
+/** The middleware, with the usage report of its plans (`usage(apiKey)`, `resetUsage(apiKey)`) when it has `plans`. */
+export type RateLimitMiddleware = RequestHandler & { readonly usage: UsageReport | undefined }

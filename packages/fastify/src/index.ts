@@ -6,8 +6,9 @@ import {
   type RateLimitHandler,
   type RateLimitOptions,
   type RequestInfo,
+  type UsageReport,
 } from '@floodgate/core'
-import { encodeKeyPart, mergeRateLimitOptions } from '@floodgate/core/internal'
+import { encodeKeyPart, mergeRateLimitOptions, routeRateLimitOptions } from '@floodgate/core/internal'
 import type {
   FastifyInstance,
   FastifyPluginAsync,
@@ -17,7 +18,7 @@ import type {
 } from 'fastify'
 import fp from 'fastify-plugin'
 
-export type { Outcome, RateLimitOptions } from '@floodgate/core'
+export type { Outcome, RateLimitOptions, Usage, UsageReport } from '@floodgate/core'
 
 /** Options of a route's own limit (`config.rateLimit`); functions get Fastify's `request`. */
 export type RouteRateLimitOptions = RateLimitOptions<FastifyRequest>
@@ -44,6 +45,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** An `onRequest` hook that checks a limit of its own (over the plugin's options), for manual use. */
     rateLimit(options?: RouteRateLimitOptions): onRequestHookHandler
+    /** The usage report of the plugin's `plans` (`usage(apiKey)`, `resetUsage(apiKey)`), when it has plans. */
+    rateLimitUsage: UsageReport | undefined
   }
 }
 
@@ -120,20 +123,31 @@ const plugin: FastifyPluginAsync<FastifyRateLimitOptions> = async (fastify, opts
     )
   }
   if (!fastify.hasRequestDecorator('rateLimit')) fastify.decorateRequest('rateLimit', null)
+  if (!fastify.hasDecorator('rateLimitUsage')) fastify.decorate('rateLimitUsage', appHandler.usage)
 
   fastify.addHook('onRoute', (route) => {
     const config = (route.config as { rateLimit?: RouteRateLimitOptions | false } | undefined)?.rateLimit
     if (config === false || (!config && !global)) return
-    // A route's own limit counts for that route alone, unless its config names a `prefix` to share.
-    const methods = [route.method].flat().join(',')
-    const handler = config
-      ? createRateLimitHandler(
-          mergeRateLimitOptions(base, {
-            prefix: encodeKeyPart(`${routeScope}${methods} ${route.url}`),
-            ...config,
-          }),
-        )
-      : appHandler
+    // With tiers, a route's own limit is its innermost tier (tighter only, the outer tiers kept). Without,
+    // it replaces the app's policy (as @fastify/rate-limit's route config does) and counts for that route
+    // alone, unless its config names a `prefix` to share.
+    const methods = [route.method].flat()
+    const handler = !config
+      ? appHandler
+      : base.tiers
+        ? createRateLimitHandler(
+            routeRateLimitOptions(
+              base,
+              config,
+              methods.map((m) => `${m} ${route.url}`),
+            ),
+          )
+        : createRateLimitHandler(
+            mergeRateLimitOptions(base, {
+              prefix: encodeKeyPart(`${routeScope}${methods.join(',')} ${route.url}`),
+              ...config,
+            }),
+          )
     const hooks = route.onRequest
     route.onRequest = [
       onRequest(handler, trust),

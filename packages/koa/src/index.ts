@@ -5,11 +5,12 @@ import {
   RateLimitConfigError,
   type RateLimitOptions,
   type RequestInfo,
+  type UsageReport,
 } from '@floodgate/core'
 import type { Context, Middleware } from 'koa'
 import { type MatchingRouter, routePattern } from './route-pattern.js'
 
-export type { Outcome, RateLimitOptions } from '@floodgate/core'
+export type { Outcome, RateLimitOptions, Usage, UsageReport } from '@floodgate/core'
 
 /** The options of the Koa middleware: every core option (functions get Koa's `ctx`), and `router`. */
 export interface KoaRateLimitOptions extends RateLimitOptions<Context> {
@@ -95,12 +96,12 @@ function routersOf(router: KoaRateLimitOptions['router']): readonly MatchingRout
  * @example app.use(rateLimit({ limit: 100, window: '1m' }))
  * @example router.post('/login', rateLimit({ limit: 5, window: '15m' }), login)
  */
-export function rateLimit(options: KoaRateLimitOptions = {}): Middleware {
+export function rateLimit(options: KoaRateLimitOptions = {}): RateLimitMiddleware {
   const valid = typeof options === 'object' && options !== null && !Array.isArray(options)
   const { router, ...core } = valid ? options : ({} as KoaRateLimitOptions)
   const handler = createRateLimitHandler<Context>(valid ? core : (options as RateLimitOptions<Context>))
   const routers = routersOf(router)
-  return async function floodgate(ctx, next) {
+  const floodgate: Middleware = async (ctx, next) => {
     const info = new KoaRequestInfo(ctx, routers)
     const outcome = await handler.handle(info, ctx.state.rateLimit)
     try {
@@ -118,4 +119,8 @@ export function rateLimit(options: KoaRateLimitOptions = {}): Middleware {
     }
     await next()
   }
+  return Object.assign(floodgate, { usage: handler.usage })
 }
+
+/** The middleware, with the usage report of its plans (`usage(apiKey)`, `resetUsage(apiKey)`) when it has `plans`. */
+export type RateLimitMiddleware = Middleware & { readonly usage: UsageReport | undefined }

@@ -19,8 +19,8 @@ export const koaDriver: AdapterDriver = {
         return next()
       })
     }
-    if (setup.options) app.use(rateLimit(setup.options))
     const router = new Router()
+    if (setup.options) app.use(rateLimit(setup.routerOption ? { ...setup.options, router } : setup.options))
     for (const route of setup.routes ?? [{ path: '/' }]) {
       const method = (route.method ?? 'GET').toLowerCase() as 'get' | 'post'
       const respond = (ctx: Koa.Context) => {

@@ -91,7 +91,8 @@ export function calendarQuota(options: CalendarQuotaOptions): Algorithm {
     windowMs: NOMINAL_MS[parsed.period],
     stateSize: 2,
     params: { limit, period, offsetMs: offset },
-    id: algorithmId('calendar-quota', { limit, period, offsetMs: offset }),
+    // The state holds no limit: two quotas of one period share a key's count (a plan upgrade keeps it).
+    id: algorithmId('calendar-quota', { period, offsetMs: offset }),
     consume: (s, at, now, cost) => evaluate(s, at, now, cost, true),
     peek: (s, at, now, cost) => evaluate(s, at, now, cost, false),
     refund(s, at, now, cost) {

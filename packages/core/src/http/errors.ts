@@ -19,6 +19,10 @@ export type RateLimitRequestErrorCode =
   | 'ERR_FLOODGATE_INVALID_RESPONSE'
   /** The adapter could not write the response (a header the framework refused); the answer is 500. */
   | 'ERR_FLOODGATE_RESPONSE_FAILED'
+  /** `planOf` threw, rejected, timed out or answered nonsense; the answer is 503, never unlimited. */
+  | 'ERR_FLOODGATE_PLAN_LOOKUP_FAILED'
+  /** `planOf` named a plan `plans` does not have; the answer is 500. */
+  | 'ERR_FLOODGATE_UNKNOWN_PLAN'
 
 /**
  * Something on one request that the limiter handled without letting it crash the server: see

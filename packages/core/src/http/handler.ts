@@ -5,13 +5,13 @@ import { parseOptions } from '../validate.js'
 import { compileAllowList } from './allow-list.js'
 import { callAppFunction, FunctionFailure } from './app-functions.js'
 import { compileFailureAnswers } from './failure-answers.js'
-import { compileHeaders, headerModes } from './headers.js'
 import { ipKey, parseIp } from './ip.js'
 import { routeText } from './key-spec.js'
 import { type ParsedRateLimitOptions, rateLimitOptionsSchema } from './options/schema.js'
 import type { RateLimitOptions } from './options/types.js'
 import { type Outcome, passedOutcome, SKIPPED, shadowLimitedOutcome } from './outcome.js'
-import { compilePolicies } from './policies.js'
+import { compilePlanResolver, NO_ADDRESS, type PlanOfRequest, type Resolution } from './plans.js'
+import { compilePolicySets, type PolicySet } from './policy-sets.js'
 import { compileRefunds } from './refunds.js'
 import { compileRefusal } from './refusal.js'
 import { compileRefusalHooks } from './refusal-hooks.js'
@@ -21,6 +21,7 @@ import type { RequestInfo } from './request-info.js'
 import { compileRequestWarnings } from './request-warnings.js'
 import { decideOnStore } from './store-decision.js'
 import { compileStoreTimeout } from './store-timeout.js'
+import { compileUsageReport, type UsageReport } from './usage.js'
 import { compileWarnings, type WarningName } from './warnings.js'
 
 /** The framework-neutral rate limiter behind every adapter. */
@@ -43,6 +44,11 @@ export interface RateLimitHandler<N = any> {
    * with the error reported to `onError` as `ERR_FLOODGATE_RESPONSE_FAILED`.
    */
   writeFailed(error: unknown, request: RequestInfo<N>): Outcome
+  /**
+   * What an API key has used of its usage plan, and a way to give it back (support staff): `usage(apiKey)`
+   * and `resetUsage(apiKey)`. `undefined` without `plans`.
+   */
+  readonly usage: UsageReport | undefined
   /** Raise a misconfiguration warning the adapter detected (once per process, unless turned off). */
   warn(name: WarningName, message: string): void
   /** The store the policies live in. */
@@ -68,19 +74,11 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   const o: ParsedRateLimitOptions = parseOptions(rateLimitOptionsSchema, options, 'rateLimit')
   const store: Store = o.store ?? new MemoryStore()
   const clock = o.clock as (() => number) | undefined
-  const compiled = compilePolicies<N>(o)
-  const { policies, order, needsRoute } = compiled
-  const count = policies.length
+  const sets = compilePolicySets<N>(o)
+  const { needsRoute, byRoute } = sets
   const allowList = o.allowList.length > 0 ? compileAllowList(o.allowList) : undefined
-  const needsIp = allowList !== undefined || compiled.needsIp
-  const userOf = compiled.needsUser ? (o.user as (req: N, info: RequestInfo<N>) => unknown) : undefined
+  const userOf = o.user as ((req: N, info: RequestInfo<N>) => unknown) | undefined
   const ipv6Subnet = o.ipv6Subnet === false ? 128 : o.ipv6Subnet
-  const modes = headerModes(o.headers)
-  const writeHeaders = compileHeaders(
-    modes,
-    policies.map((p) => ({ name: p.name, limit: p.algorithm.limit, windowMs: p.algorithm.windowMs })),
-  )
-  const needsNow = writeHeaders !== undefined && modes.includes('legacy')
   const refuse = compileRefusal({ status: o.statusCode, format: o.format })
   const withTimeout = compileStoreTimeout(o.storeTimeout === false ? undefined : o.storeTimeout)
   const sleep = (o.sleep as ((ms: number) => Promise<void>) | undefined) ?? defaultSleep
@@ -91,6 +89,10 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   const hooks = compileRefusalHooks<N>({ options: o as RateLimitOptions<N>, report, answers })
   const warnings = compileWarnings(o.warnings)
   const requestWarnings = compileRequestWarnings(warnings)
+  const plans = o.plans ? compilePlanResolver<N>({ o, report, now: clock ?? Date.now }) : undefined
+  const usage = plans ? compileUsageReport<N>({ store, sets, resolver: plans, clock }) : undefined
+  const base = sets.get(undefined, undefined)
+  const needsIp = allowList !== undefined || plans !== undefined || base.needsIp
   const refunds = compileRefunds({
     store,
     clock,
@@ -138,12 +140,54 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
         ip = ipKey(parsed, ipv6Subnet)
       }
     }
-    const route = needsRoute ? routeText(info.route) : '*'
-    const facts = gatherFacts(compiled, userOf, info, ip, route, (error) => report(error, info))
-    return facts instanceof Promise ? facts.then((f) => consume(info, f)) : consume(info, facts)
+    if (plans === undefined) return withPlan(info, ip, undefined)
+    const resolved = plans.resolve(info, ip)
+    return resolved instanceof Promise
+      ? resolved.then((r) => planned(info, ip, r))
+      : planned(info, ip, resolved)
   }
 
-  function consume(info: RequestInfo<N>, facts: RequestFacts<N>): Outcome | Promise<Outcome> {
+  /** Go on with the request's plan, or answer it (401, 403, 503, 500) when it has none. */
+  function planned(
+    info: RequestInfo<N>,
+    ip: string | undefined,
+    resolution: Resolution,
+  ): Outcome | Promise<Outcome> {
+    if (resolution === NO_ADDRESS) return answers.noAddress(info)
+    if ('partition' in resolution) return withPlan(info, ip, resolution)
+    return resolution
+  }
+
+  function withPlan(
+    info: RequestInfo<N>,
+    ip: string | undefined,
+    plan: PlanOfRequest | undefined,
+  ): Outcome | Promise<Outcome> {
+    const routeKey = byRoute && info.route ? `${info.method} ${info.route}` : undefined
+    const set = plan === undefined && routeKey === undefined ? base : sets.get(plan?.plan, routeKey)
+    const route = set.needsRoute ? routeText(info.route) : '*'
+    const facts = gatherFacts(
+      set,
+      set.needsUser ? userOf : undefined,
+      info,
+      ip,
+      route,
+      plan?.partition,
+      (error) => report(error, info),
+    )
+    return facts instanceof Promise
+      ? facts.then((f) => consume(info, set, f, plan))
+      : consume(info, set, facts, plan)
+  }
+
+  function consume(
+    info: RequestInfo<N>,
+    set: PolicySet<N>,
+    facts: RequestFacts<N>,
+    plan: PlanOfRequest | undefined,
+  ): Outcome | Promise<Outcome> {
+    const { policies } = set
+    const count = policies.length
     const items: ConsumeItem[] = new Array(count)
     for (let i = 0; i < count; i++) {
       const policy = policies[i]!
@@ -152,21 +196,25 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
       const cost = policy.cost ?? facts.costs[policy.costIndex] ?? policy.fallbackCost
       items[i] = { algorithm: policy.algorithm, key, cost }
     }
-    const result = decideOnStore(store, items, order, clock?.())
+    const result = decideOnStore(store, items, set.order, clock?.())
     if (result instanceof Promise) {
       return withTimeout(result).then(
-        (decided) => finish(decided, items, info),
+        (decided) => finish(decided, set, items, info, plan),
         (error) => answers.storeFailed(error, info),
       )
     }
-    return finish(result, items, info)
+    return finish(result, set, items, info, plan)
   }
 
   function finish(
     raw: Decision | Decision[],
+    set: PolicySet<N>,
     items: ConsumeItem[],
     info: RequestInfo<N>,
+    plan: PlanOfRequest | undefined,
   ): Outcome | Promise<Outcome> {
+    const { policies, writeHeaders } = set
+    const count = policies.length
     const decisions = Array.isArray(raw) ? raw : [raw]
     let delayMs = 0
     for (let i = 0; i < count; i++) {
@@ -177,22 +225,27 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     const chosen = mostRestrictiveIndex(decisions)
     const decision = decisions[chosen]!
     const headers: Record<string, string> = {}
-    if (writeHeaders) writeHeaders(headers, decisions, chosen, needsNow ? (clock ? clock() : Date.now()) : 0)
+    if (writeHeaders)
+      writeHeaders(headers, decisions, chosen, set.needsNow ? (clock ? clock() : Date.now()) : 0)
     if (decision.allowed) {
       const charged =
         count === 1 ? (items[0]!.cost > 0 ? items : undefined) : items.filter((item) => item.cost > 0)
-      const result = passedOutcome({ headers, decisions, decision, delayMs, items: charged, owner: refunds })
-      return delayMs > 0 ? sleep(delayMs).then(() => result) : result
+      const passed = passedOutcome({ headers, decisions, decision, delayMs, items: charged, owner: refunds })
+      if (plan) passed.plan = plan.plan
+      return delayMs > 0 ? sleep(delayMs).then(() => passed) : passed
     }
     if (dryRun) {
-      const result = shadowLimitedOutcome({ headers, decisions, decision })
-      hooks.limited(result, info)
-      return result
+      const shadow = shadowLimitedOutcome({ headers, decisions, decision })
+      if (plan) shadow.plan = plan.plan
+      hooks.limited(shadow, info)
+      return shadow
     }
     const message = hooks.messageOf(info, decision)
-    const result = refuse({ headers, decisions, chosen, cost: items[chosen]!.cost, message })
-    hooks.limited(result, info)
-    return hooks.customize(result, info)
+    const quota = policies[chosen]!.role === 'quota'
+    const refused = refuse({ headers, decisions, chosen, cost: items[chosen]!.cost, message, quota })
+    if (plan) refused.plan = plan.plan
+    hooks.limited(refused, info)
+    return hooks.customize(refused, info)
   }
 
   return {
@@ -206,6 +259,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
       return decideRequest(info).then((result) => refunds.link(result, previous))
     },
     writeFailed: answers.writeFailed,
+    usage,
     warn: warnings.warn,
   }
 }

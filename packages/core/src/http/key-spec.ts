@@ -59,6 +59,8 @@ export interface KeyFacts<N = any> {
   values: (string | undefined)[]
   /** The route as keys show it: the encoded pattern, `*` when unknown, `(no route)` when none matches. */
   route: string
+  /** The usage-plan caller, encoded (`apikey:%H...`, or `ip:...` on the anonymous plan), when plans are on. */
+  plan: string | undefined
 }
 
 /**

@@ -39,6 +39,8 @@ export interface Outcome {
   previous: Outcome | undefined
   /** The limiter that spent `items`, to give them back. */
   owner: Releaser | undefined
+  /** The usage plan the request was decided under, with `plans`. */
+  plan?: string
 }
 
 const base = (): Outcome => ({

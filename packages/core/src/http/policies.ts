@@ -1,19 +1,34 @@
-import { slidingWindowCounter } from '../algorithms/index.js'
 import { normalizeCost } from '../cost.js'
+import { storeKey } from '../store-keys/store-key.js'
 import type { Algorithm, Awaitable } from '../types.js'
 import { type CompiledKey, compileKey, type Keyer, type KeyFunction, type KeySpec } from './key-spec.js'
 import { RATE_LIMIT_DEFAULTS } from './options/defaults.js'
-import { defaultName, type ParsedRateLimitOptions } from './options/schema.js'
 import type { RequestFunction } from './options/types.js'
 
 /** A cost function of the app's. */
 export type CostFunction<N = any> = RequestFunction<N, Awaitable<number>>
 
-/** One policy, compiled at creation. */
+/** Keys a policy by the request's usage-plan caller (its API key, or its address on the anonymous plan). */
+export const PLAN_KEY = Symbol('the plan caller')
+
+/** What a policy is for, when it changes how a refusal reads: a usage plan's quota says "Limit Exceeded". */
+export type PolicyRole = 'limit' | 'tier' | 'rate' | 'quota'
+
+/** One policy before compiling: its name, algorithm, store-key scope, key and cost. */
+export interface PolicyDef<N = any> {
+  readonly name: string
+  readonly algorithm: Algorithm
+  /** What its store keys start with (configuration only, never a client's): `prefix:name|`. */
+  readonly scope: string
+  readonly key: KeySpec<N> | typeof PLAN_KEY
+  readonly cost: number | CostFunction<N> | undefined
+  readonly role: PolicyRole
+}
+
+/** One policy, compiled. */
 export interface Policy<N = any> {
   readonly name: string
   readonly algorithm: Algorithm
-  /** What its store keys start with: `prefix:name|` (configuration only, never a client's). */
   readonly scope: string
   readonly keyer: Keyer<N>
   /** Its cost when fixed; `undefined` when a function gives it. */
@@ -22,9 +37,10 @@ export interface Policy<N = any> {
   readonly costIndex: number
   /** What a request is charged when its cost function fails: the top-level cost when a number, else 1. */
   readonly fallbackCost: number
+  readonly role: PolicyRole
 }
 
-/** Every policy of a limiter, and what they need computed per request. */
+/** A set of policies decided together, and what they need computed per request. */
 export interface CompiledPolicies<N = any> {
   readonly policies: readonly Policy<N>[]
   /**
@@ -40,55 +56,44 @@ export interface CompiledPolicies<N = any> {
   readonly needsRoute: boolean
 }
 
-interface PolicySpec<N> {
-  name?: string | undefined
-  key?: KeySpec<N> | undefined
-  algorithm: Algorithm
-  cost?: number | CostFunction<N> | undefined
+const planKeyed: CompiledKey = {
+  keyer: (facts, scope) => (facts.plan === undefined ? undefined : storeKey(scope, facts.plan)),
+  needsIp: false,
+  needsUser: false,
+  needsRoute: false,
+  breadth: 0,
 }
 
-/** The policies of parsed options: `limits`, or the short form's single policy. */
-function specsOf<N>(o: ParsedRateLimitOptions): PolicySpec<N>[] {
-  if (o.limits) return o.limits as PolicySpec<N>[]
-  const algorithm =
-    o.algorithm ??
-    slidingWindowCounter({
-      limit: o.limit ?? RATE_LIMIT_DEFAULTS.limit,
-      window: o.window ?? RATE_LIMIT_DEFAULTS.window,
-    })
-  return [{ name: o.name, key: o.key as KeySpec<N> | undefined, algorithm }]
-}
-
-/** Compile the policies of parsed options, once, at creation. */
-export function compilePolicies<N>(o: ParsedRateLimitOptions): CompiledPolicies<N> {
+/** Compile a set of policies, once, at creation. `topCost` is the top-level `cost` option. */
+export function compilePolicies<N>(
+  defs: readonly PolicyDef<N>[],
+  topCost: number | CostFunction<N>,
+): CompiledPolicies<N> {
   const keyFunctions: KeyFunction<N>[] = []
   const costFunctions: CostFunction<N>[] = []
-  const top = o.cost as number | CostFunction<N>
-  const fallbackCost = typeof top === 'number' ? normalizeCost(top) : RATE_LIMIT_DEFAULTS.cost
-  const prefix = o.prefix === '' ? '' : `${o.prefix}:`
+  const fallbackCost = typeof topCost === 'number' ? normalizeCost(topCost) : RATE_LIMIT_DEFAULTS.cost
   const keys: CompiledKey<N>[] = []
-  const policies = specsOf<N>(o).map((spec): Policy<N> => {
-    const name = spec.name ?? defaultName(spec.key)
-    const compiled = compileKey(spec.key ?? RATE_LIMIT_DEFAULTS.key, keyFunctions)
+  const policies = defs.map((def): Policy<N> => {
+    const compiled = def.key === PLAN_KEY ? planKeyed : compileKey(def.key, keyFunctions)
     keys.push(compiled)
-    const cost = spec.cost ?? top
+    const cost = def.cost ?? topCost
     let costIndex = -1
     if (typeof cost === 'function') {
       costIndex = costFunctions.indexOf(cost)
       if (costIndex === -1) costIndex = costFunctions.push(cost) - 1
     }
     return {
-      name,
-      algorithm: spec.algorithm,
-      scope: `${prefix}${name}|`,
+      name: def.name,
+      algorithm: def.algorithm,
+      scope: def.scope,
       keyer: compiled.keyer,
       cost: typeof cost === 'number' ? normalizeCost(cost) : undefined,
       costIndex,
       fallbackCost: typeof cost === 'number' ? normalizeCost(cost) : fallbackCost,
+      role: def.role,
     }
   })
-  const indices = policies.map((_, i) => i)
-  const sorted = [...indices].sort((a, b) => keys[a]!.breadth - keys[b]!.breadth || a - b)
+  const sorted = policies.map((_, i) => i).sort((a, b) => keys[a]!.breadth - keys[b]!.breadth || a - b)
   return {
     policies,
     order: sorted.every((p, i) => p === i) ? undefined : sorted,

@@ -8,6 +8,7 @@ import {
   costExceedsLimitBody,
   JSON_TYPE,
   PROBLEM_TYPE,
+  quotaExceededBody,
   type ResponseFormat,
 } from './responses.js'
 
@@ -25,6 +26,8 @@ export type RefusalBuilder = (parts: {
   chosen: number
   cost: number
   message: string | undefined
+  /** Whether the refusing policy is a usage plan's quota: the body says "Limit Exceeded". */
+  quota: boolean
 }) => Outcome
 
 /**
@@ -37,7 +40,7 @@ export function compileRefusal(options: RefusalOptions): RefusalBuilder {
   const { status, format } = options
   const contentType = format === 'problem+json' ? PROBLEM_TYPE : JSON_TYPE
   const bodyOf = compileBody(format, status)
-  return ({ headers, decisions, chosen, cost, message }) => {
+  return ({ headers, decisions, chosen, cost, message, quota }) => {
     const decision = decisions[chosen]!
     headers['cache-control'] = 'no-store'
     if (decision.retryAfterMs === NEVER) {
@@ -56,7 +59,10 @@ export function compileRefusal(options: RefusalOptions): RefusalBuilder {
     return answeredOutcome({
       status,
       headers,
-      body: bodyOf(decision.policy, retryAfter, message),
+      body:
+        quota && message === undefined
+          ? quotaExceededBody(format, decision.policy, retryAfter)
+          : bodyOf(decision.policy, retryAfter, message),
       contentType,
       limited: true,
       decisions,

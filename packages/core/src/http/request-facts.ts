@@ -53,6 +53,7 @@ export function gatherFacts<N>(
   info: RequestInfo<N>,
   ip: string | undefined,
   route: string,
+  plan: string | undefined,
   report: Report,
 ): RequestFacts<N> | Promise<RequestFacts<N>> {
   const { keyFunctions, costFunctions } = compiled
@@ -64,6 +65,7 @@ export function gatherFacts<N>(
       info,
       ip,
       route,
+      plan,
       user: user === undefined ? undefined : keyText('user', u, report),
       values: keys.map((value) => keyText('key', value, report)),
     },

@@ -106,3 +106,44 @@ export const INTERNAL_ERROR_BODY = JSON.stringify({
   error: 'internal_error',
   message: 'The server could not send its answer to this request.',
 })
+
+/** The body of a request without an API key, when there is no `anonymousPlan` (401). */
+export const API_KEY_REQUIRED_BODY = JSON.stringify({
+  error: 'api_key_required',
+  message: 'This API needs an API key.',
+})
+
+/** The body of a request whose API key no plan knows (403). */
+export const API_KEY_UNKNOWN_BODY = JSON.stringify({
+  error: 'api_key_unknown',
+  message: 'This API key is not known.',
+})
+
+/** The body when the plan of an API key could not be looked up (503). */
+export const PLAN_UNAVAILABLE_BODY = JSON.stringify({
+  error: 'plan_unavailable',
+  message: "The API key's plan could not be looked up; try again shortly.",
+})
+
+/** The RateLimit draft's problem type for a request over its quota. */
+export const QUOTA_EXCEEDED_TYPE = 'https://iana.org/assignments/http-problem-types#quota-exceeded'
+
+/**
+ * The body of a request over its usage plan's quota: `{ error: 'quota_exceeded', message: 'Limit Exceeded',
+ * retryAfter, policy }`, or, as problem details, the RateLimit draft's `quota-exceeded` type with
+ * `violated-policies`.
+ */
+export function quotaExceededBody(format: ResponseFormat, policy: string, retryAfter: number): string {
+  if (format === 'json') {
+    return JSON.stringify({ error: 'quota_exceeded', message: 'Limit Exceeded', retryAfter, policy })
+  }
+  return JSON.stringify({
+    type: QUOTA_EXCEEDED_TYPE,
+    title: 'Limit Exceeded',
+    status: 429,
+    detail: `The quota is used up; it comes back in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`,
+    'violated-policies': [policy],
+    retryAfter,
+    policy,
+  })
+}

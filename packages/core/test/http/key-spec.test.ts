@@ -17,6 +17,7 @@ const facts = (over: Partial<KeyFacts> = {}): KeyFacts => ({
   user: undefined,
   values: [],
   route: '/users/:id',
+  plan: undefined,
   ...over,
 })
 const key = (spec: Parameters<typeof compileKey>[0], f: KeyFacts = facts(), scope = 's|') =>

@@ -10,7 +10,8 @@ const root = fileURLToPath(new URL('../../../../', import.meta.url))
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name)
-    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === 'dist' ? [] : sources(path)
+    if (entry.isDirectory())
+      return entry.name === 'node_modules' || entry.name === 'dist' ? [] : sources(path)
     return entry.name.endsWith('.ts') ? [path] : []
   })
 }
@@ -38,7 +39,7 @@ describe('docs/errors.md', () => {
     expect([...documented].filter((code) => !raised.has(code)).sort()).toEqual([])
   })
 
-  it("gives each warning the heading its link points to (docs/errors.md#err_floodgate_...)", () => {
+  it('gives each warning the heading its link points to (docs/errors.md#err_floodgate_...)', () => {
     for (const code of documented) expect(page).toContain(`### ${code}\n`)
   })
 })

@@ -7,8 +7,16 @@ import { describe, expect, it } from 'vitest'
 const root = new URL('../../../../', import.meta.url)
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8')
 
-/** A default as the docs write it: `'1m'`, `100`, `false`, `[]`. */
-const literal = (value: unknown) => (typeof value === 'string' ? `'${value}'` : JSON.stringify(value))
+/** A default as the docs write it: `'1m'`, `100`, `false`, `[]`, `{ maxKeys: 10000, ttl: '1m' }`. */
+const literal = (value: unknown): string => {
+  if (typeof value === 'string') return `'${value}'`
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    return `{ ${Object.entries(value)
+      .map(([k, v]) => `${k}: ${literal(v)}`)
+      .join(', ')} }`
+  }
+  return JSON.stringify(value)
+}
 
 function table(markdown: string): Map<string, string> {
   const rows = new Map<string, string>()
@@ -27,9 +35,12 @@ describe('docs/options.md', () => {
     expect([...rows.keys()].sort()).toEqual(Object.keys(rateLimitOptionsSchema.shape).sort())
   })
 
-  it.each(Object.entries(RATE_LIMIT_DEFAULTS))('writes the default of `%s` as the schema applies it', (option, value) => {
-    expect(rows.get(option)).toBe(`\`${literal(value)}\``)
-  })
+  it.each(Object.entries(RATE_LIMIT_DEFAULTS))(
+    'writes the default of `%s` as the schema applies it',
+    (option, value) => {
+      expect(rows.get(option)).toBe(`\`${literal(value)}\``)
+    },
+  )
 
   it('the adapter guides link to it instead of repeating the table', () => {
     for (const guide of ['express', 'fastify', 'koa']) {
@@ -43,9 +54,14 @@ describe('docs/options.md', () => {
 describe('TSDoc @default tags', () => {
   const source = read('packages/core/src/http/options/types.ts')
   const body = source.slice(source.indexOf('export interface RateLimitOptions'))
-  it.each(Object.entries(RATE_LIMIT_DEFAULTS))('`%s` has `@default` equal to the schema’s', (option, value) => {
-    const member = new RegExp(`@default ([^\\n]*)\\n(?:\\s*\\*[^\\n]*\\n)*?\\s*\\*/\\n\\s*${option}\\?:`).exec(body)
-    expect(member, `no @default tag on ${option}`).not.toBeNull()
-    expect(member![1]!.trim()).toBe(literal(value))
-  })
+  it.each(Object.entries(RATE_LIMIT_DEFAULTS))(
+    '`%s` has `@default` equal to the schema’s',
+    (option, value) => {
+      const member = new RegExp(
+        `@default ([^\\n]*)\\n(?:\\s*\\*[^\\n]*\\n)*?\\s*\\*/\\n\\s*${option}\\?:`,
+      ).exec(body)
+      expect(member, `no @default tag on ${option}`).not.toBeNull()
+      expect(member![1]!.trim()).toBe(literal(value))
+    },
+  )
 })

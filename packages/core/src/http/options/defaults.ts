@@ -20,4 +20,6 @@ export const RATE_LIMIT_DEFAULTS = {
   statusCode: 429,
   format: 'json',
   warnings: true,
+  planTimeout: '1s',
+  planCache: { maxKeys: 10_000, ttl: '1m' },
 } as const

@@ -4,6 +4,7 @@ import { algorithmSchema, duration, fn, storeSchema } from '../../validate.js'
 import { parseRange } from '../allow-list.js'
 import { WARNINGS } from '../warnings.js'
 import { RATE_LIMIT_DEFAULTS as D } from './defaults.js'
+import { planOptionsShape } from './plan-schema.js'
 
 const KEY_EXPECTED =
   "'ip', 'user', 'endpoint', 'global', a function of the request, or a non-empty array of these"
@@ -49,6 +50,56 @@ const policySchema = z.strictObject({
 
 const SHORT_FORM = ['limit', 'window', 'algorithm', 'key', 'name'] as const
 
+/** The names usage plans give their two policies. */
+export const PLAN_POLICY_NAMES = ['rate', 'quota'] as const
+
+type Issues = { addIssue(issue: { code: 'custom'; path: (string | number)[]; message: string }): void }
+
+/** The checks across plans, tiers and routes; `false` when one failed. */
+function planChecks(o: Record<string, any>, ctx: Issues): boolean {
+  const fail = (path: (string | number)[], message: string) => {
+    ctx.addIssue({ code: 'custom', path, message })
+    return false
+  }
+  const names = [
+    ...(o.limits ?? [{ name: o.name, key: o.key }]).map(
+      (p: { name?: string; key?: unknown }) => p.name ?? defaultName(p.key),
+    ),
+  ]
+  const tierNames = (o.tiers ?? []).map((p: { name?: string; key?: unknown }) => p.name ?? defaultName(p.key))
+  for (const [i, name] of tierNames.entries()) {
+    if (names.includes(name) || tierNames.indexOf(name) !== i) {
+      return fail(['tiers', i, 'name'], 'a name no other policy or tier has (give each tier a `name`)')
+    }
+  }
+  if (o.routes && !o.tiers)
+    return fail(['routes'], 'left out unless `tiers` is given (a route tier replaces the innermost tier)')
+  if (!o.plans) {
+    for (const option of ['apiKey', 'planOf', 'anonymousPlan'] as const) {
+      if (o[option] !== undefined) return fail([option], 'left out unless `plans` is given')
+    }
+    return true
+  }
+  if (!o.apiKey)
+    return fail(['apiKey'], 'a function of the request returning the API key, since `plans` is given')
+  if (!o.planOf)
+    return fail(['planOf'], 'a function (apiKey, req) returning the plan name, since `plans` is given')
+  if (o.anonymousPlan !== undefined && !(o.anonymousPlan in o.plans)) {
+    return fail(['anonymousPlan'], `one of the plans (${Object.keys(o.plans).join(', ')})`)
+  }
+  for (const [i, name] of [...names, ...tierNames].entries()) {
+    if ((PLAN_POLICY_NAMES as readonly string[]).includes(name)) {
+      const where =
+        i < names.length ? (o.limits ? ['limits', i, 'name'] : ['name']) : ['tiers', i - names.length, 'name']
+      return fail(
+        where,
+        `a name other than ${PLAN_POLICY_NAMES.map((n) => `'${n}'`).join(' and ')}, which plans use`,
+      )
+    }
+  }
+  return true
+}
+
 /** A policy's default name: its key when that is a string, else `'default'`. */
 export function defaultName(key: unknown): string {
   return typeof key === 'string' ? key : key === undefined ? D.key : 'default'
@@ -69,6 +120,13 @@ export const rateLimitOptionsSchema = z
       .array(policySchema, { error: 'a non-empty array of policies { name, key, algorithm, cost }' })
       .min(1, { error: 'a non-empty array of policies { name, key, algorithm, cost }' })
       .optional(),
+    tiers: z
+      .array(policySchema, {
+        error: 'a non-empty array of policies { name, key, algorithm, cost }, outer to inner',
+      })
+      .min(1, { error: 'a non-empty array of policies { name, key, algorithm, cost }, outer to inner' })
+      .optional(),
+    ...planOptionsShape,
     store: storeSchema.optional(),
     prefix: z
       .string({ error: PREFIX_EXPECTED })
@@ -162,7 +220,11 @@ export const rateLimitOptionsSchema = z
       })
       return
     }
-    const keys = o.limits ? o.limits.map((p) => p.key ?? D.key) : [o.key ?? D.key]
+    if (!planChecks(o, ctx)) return
+    const keys = [
+      ...(o.limits ? o.limits.map((p) => p.key ?? D.key) : [o.key ?? D.key]),
+      ...(o.tiers ?? []).map((p) => p.key ?? D.key),
+    ]
     if (!o.user && keys.some((k) => k === 'user' || (Array.isArray(k) && k.includes('user')))) {
       ctx.addIssue({
         code: 'custom',

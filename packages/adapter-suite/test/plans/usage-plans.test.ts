@@ -1,0 +1,161 @@
+// Usage plans and tiers through every adapter, on memory, Redis and a real 3-master Cluster: the seed's
+// free tier (10/s, burst 50, 10,000 a day, here a smaller quota), 401 and 403 counted against no one, and
+// one key's plan state on one Cluster slot, decided by one script.
+import { fixedWindow, MemoryStore, type Store, tokenBucket } from '@floodgate/core'
+import { keySlot, RedisStore } from '@floodgate/redis'
+import { type RedisCluster, startRedisCluster, virtualClock } from '@floodgate/testkit'
+import { Cluster } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { drivers, openApps, redisStore, START } from '../../src/index.js'
+
+let cluster: RedisCluster
+let client: Cluster
+beforeAll(async () => {
+  cluster = await startRedisCluster({ masters: 3 })
+  client = new Cluster(cluster.nodes)
+}, 60_000)
+afterAll(async () => {
+  await client?.quit()
+  await cluster?.stop()
+})
+
+const plans = {
+  free: { rate: 10, burst: 50, quota: { limit: 60, period: 'day' as const } },
+  pro: { rate: 100, burst: 500 },
+}
+const keys: Record<string, string> = { 'key-free': 'free', 'key-pro': 'pro' }
+
+describe.each(drivers)('$name', (driver) => {
+  const open = openApps()
+  const standalone = redisStore(`plans-${driver.name}`)
+  const stores: [string, () => Promise<Store>, (store: Store) => Promise<void>][] = [
+    ['memory', async () => new MemoryStore(), async () => {}],
+    ['redis', () => standalone.create() as Promise<Store>, (s) => standalone.destroy!(s) as Promise<void>],
+    [
+      'a Cluster',
+      async () =>
+        new RedisStore({ client, prefix: `fgtest:plans:${process.pid}:${Date.now()}`, timeoutMs: 5000 }),
+      async () => {},
+    ],
+  ]
+
+  it.each(stores)(
+    'on %s: the free tier’s burst, rate and quota, 401 and 403',
+    async (_name, create, destroy) => {
+      const store = await create()
+      const clock = virtualClock(START)
+      try {
+        const a = open(
+          await driver.createApp({
+            options: {
+              store,
+              clock: clock.now,
+              prefix: `plans-${driver.name}-${Date.now()}`,
+              headers: 'draft-8',
+              plans,
+              apiKey: (req: { headers: Record<string, string | undefined> }) => req.headers['x-api-key'],
+              planOf: async (apiKey: string) => keys[apiKey],
+            },
+          }),
+        )
+        const as = (key?: string) => a.request({ path: '/', headers: key ? { 'x-api-key': key } : {} })
+        const burst = await Promise.all(Array.from({ length: 51 }, () => as('key-free')))
+        expect(burst.filter((r) => r.status === 200)).toHaveLength(50)
+        const refused = burst.find((r) => r.status === 429)!
+        expect(refused.body).toMatchObject({ error: 'rate_limited', policy: 'rate' })
+        expect(refused.headers.ratelimit).toMatch(/^"rate";r=0;t=1, "quota";r=10;t=\d+$/)
+        clock.advance(1000)
+        expect(
+          (await Promise.all(Array.from({ length: 11 }, () => as('key-free')))).filter(
+            (r) => r.status === 200,
+          ),
+        ).toHaveLength(10)
+        // The quota of 60 has 0 left; the bucket refills, the quota does not.
+        clock.advance(10_000)
+        const over = await as('key-free')
+        expect(over.status).toBe(429)
+        expect(over.body).toMatchObject({
+          error: 'quota_exceeded',
+          message: 'Limit Exceeded',
+          policy: 'quota',
+        })
+        expect(over.headers['ratelimit-policy']).toBe('"rate";q=50;w=5, "quota";q=60;w=86400')
+        expect((await as()).status).toBe(401)
+        expect((await as('forged')).status).toBe(403)
+        expect((await as('key-pro')).status).toBe(200)
+      } finally {
+        await destroy(store)
+      }
+    },
+  )
+
+  it('a route tier replaces the innermost tier for that route and keeps the account tier', async () => {
+    const a = open(
+      await driver.createApp({
+        options: {
+          store: new MemoryStore(),
+          headers: 'draft-8',
+          tiers: [
+            { name: 'account', key: 'global', algorithm: fixedWindow({ limit: 6, window: '1m' }) },
+            { name: 'route', key: 'endpoint', algorithm: fixedWindow({ limit: 4, window: '1m' }) },
+          ],
+          routes: { 'GET /reports': { limit: 1, window: '1m' } },
+        },
+        routes: [{ path: '/reports' }, { path: '/items' }],
+        routerOption: true,
+      }),
+    )
+    const reports = [await a.request({ path: '/reports' }), await a.request({ path: '/reports' })]
+    expect(reports.map((r) => r.status)).toEqual([200, 429])
+    expect(reports[1]!.body.policy).toBe('route')
+    const items = []
+    for (let i = 0; i < 6; i++) items.push((await a.request({ path: '/items' })).status)
+    // 4 for the route tier of /items, then the account's 6 are spent (1 by /reports, 4 by /items, 1 left).
+    expect(items).toEqual([200, 200, 200, 200, 429, 429])
+    expect((await a.request({ path: '/reports' })).body.policy).toBe('route')
+  })
+})
+
+describe('a Cluster', () => {
+  it('puts one API key’s plan state on one slot', async () => {
+    const store = new RedisStore({ client, prefix: 'fgtest:slots' })
+    const rate = store.keyOf(tokenBucket({ capacity: 50, refillRate: 10 }), 'rate|{apikey:abc}')
+    const quota = store.keyOf(fixedWindow({ limit: 1, window: 1000 }), 'quota|{apikey:abc}')
+    expect(keySlot(rate)).toBe(keySlot(quota))
+  })
+})
+
+describe('fastify', () => {
+  it("with tiers, a route's config.rateLimit is its innermost tier: tighter only, outer tiers kept", async () => {
+    const { default: Fastify } = await import('fastify')
+    const { rateLimit } = await import('@floodgate/fastify')
+    const app = Fastify()
+    await app.register(rateLimit, {
+      store: new MemoryStore(),
+      tiers: [
+        { name: 'account', key: 'global', algorithm: fixedWindow({ limit: 3, window: '1m' }) },
+        { name: 'route', key: 'endpoint', algorithm: fixedWindow({ limit: 2, window: '1m' }) },
+      ],
+    })
+    app.get('/x', { config: { rateLimit: { limit: 1, window: '1m' } } }, async () => ({ ok: true }))
+    app.get('/y', async () => ({ ok: true }))
+    const statuses = async (url: string, n: number) => {
+      const out = []
+      for (let i = 0; i < n; i++) out.push((await app.inject({ url })).statusCode)
+      return out
+    }
+    expect(await statuses('/x', 2)).toEqual([200, 429])
+    expect(await statuses('/y', 3)).toEqual([200, 200, 429]) // the account's 3: 1 by /x, 2 by /y
+    await app.close()
+    const looser = Fastify()
+    await looser.register(rateLimit, {
+      tiers: [{ name: 'route', key: 'endpoint', algorithm: fixedWindow({ limit: 2, window: '1m' }) }],
+    })
+    await expect(
+      (async () => {
+        looser.get('/z', { config: { rateLimit: { limit: 100, window: '1m' } } }, async () => ({ ok: true }))
+        await looser.ready()
+      })(),
+    ).rejects.toMatchObject({ code: 'ERR_FLOODGATE_TIER_NOT_TIGHTER' })
+  })
+})

@@ -1,0 +1,84 @@
+import { RateLimitRequestError } from './errors.js'
+
+/** What a lookup settled to: a plan name, nothing (an unknown key), or the error it failed with. */
+export type PlanAnswer = { plan: string | undefined } | { error: RateLimitRequestError }
+
+interface Entry {
+  answer: { plan: string | undefined }
+  expires: number
+}
+
+/**
+ * The app's `planOf`, bounded and cached: answers (unknown keys too) are kept for `ttl` ms, at most
+ * `maxKeys` of them (the oldest dropped first); concurrent lookups of one key share one call; a lookup that
+ * throws, rejects, answers something that is not a string, or takes longer than `timeoutMs` settles as an
+ * error (and is not cached). Never rejects.
+ */
+export function compilePlanLookup<N>(parts: {
+  planOf: (apiKey: string, req: N) => unknown
+  cache: false | { maxKeys: number; ttl: number }
+  timeoutMs: number
+  now: () => number
+}): (apiKey: string, req: N) => PlanAnswer | Promise<PlanAnswer> {
+  const { planOf, cache, timeoutMs, now } = parts
+  const entries = new Map<string, Entry>()
+  const pending = new Map<string, Promise<PlanAnswer>>()
+
+  const failed = (message: string, cause?: unknown): PlanAnswer => ({
+    error: new RateLimitRequestError('ERR_FLOODGATE_PLAN_LOOKUP_FAILED', message, {
+      cause,
+      option: 'planOf',
+    }),
+  })
+  const settle = (apiKey: string, value: unknown): PlanAnswer => {
+    if (value !== undefined && value !== null && typeof value !== 'string') {
+      return failed(`\`planOf\` answered ${typeof value}, not a plan name or nothing`)
+    }
+    const answer = { plan: value === null || value === '' ? undefined : (value ?? undefined) }
+    if (cache) {
+      if (entries.size >= cache.maxKeys) entries.delete(entries.keys().next().value!)
+      entries.set(apiKey, { answer, expires: now() + cache.ttl })
+    }
+    return answer
+  }
+
+  function ask(apiKey: string, req: N): PlanAnswer | Promise<PlanAnswer> {
+    let value: unknown
+    try {
+      value = planOf(apiKey, req)
+    } catch (error) {
+      return failed(`\`planOf\` threw: ${error instanceof Error ? error.message : String(error)}`, error)
+    }
+    if (!(value instanceof Promise)) return settle(apiKey, value)
+    const bounded = new Promise<PlanAnswer>((resolve) => {
+      const timer = setTimeout(
+        () => resolve(failed(`\`planOf\` did not answer within ${timeoutMs} ms`)),
+        timeoutMs,
+      )
+      ;(timer as { unref?: () => void }).unref?.()
+      value.then(
+        (v) => {
+          clearTimeout(timer)
+          resolve(settle(apiKey, v))
+        },
+        (error: unknown) => {
+          clearTimeout(timer)
+          resolve(
+            failed(`\`planOf\` rejected: ${error instanceof Error ? error.message : String(error)}`, error),
+          )
+        },
+      )
+    }).finally(() => pending.delete(apiKey))
+    pending.set(apiKey, bounded)
+    return bounded
+  }
+
+  return (apiKey, req) => {
+    const entry = cache ? entries.get(apiKey) : undefined
+    if (entry !== undefined) {
+      if (entry.expires > now()) return entry.answer
+      entries.delete(apiKey)
+    }
+    return pending.get(apiKey) ?? ask(apiKey, req)
+  }
+}

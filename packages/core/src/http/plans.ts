@@ -1,0 +1,133 @@
+import { toMs } from '../duration.js'
+import { sha256Text } from '../store-keys/sha256.js'
+import { callAppFunction, FunctionFailure, invalidKeyValue } from './app-functions.js'
+import { RateLimitRequestError } from './errors.js'
+import type { ParsedRateLimitOptions } from './options/schema.js'
+import { answeredOutcome, type Outcome, undecidedOutcome } from './outcome.js'
+import { compilePlanLookup, type PlanAnswer } from './plan-lookup.js'
+import type { Reporter } from './report.js'
+import type { RequestInfo } from './request-info.js'
+import { API_KEY_REQUIRED_BODY, API_KEY_UNKNOWN_BODY, JSON_TYPE, PLAN_UNAVAILABLE_BODY } from './responses.js'
+
+/** The usage plan a request is decided under, and the caller its plan counts: its API key or its address. */
+export interface PlanOfRequest {
+  plan: string
+  /** The caller as a key partition: `apikey:` and the SHA-256 of the key (never the key), or `ip:...`. */
+  partition: string
+}
+
+/** A request on the anonymous plan whose client address is unknown: never one shared bucket. */
+export const NO_ADDRESS = Symbol('no client address')
+
+/** A request's plan, or the answer when it has none, or {@link NO_ADDRESS}. */
+export type Resolution = PlanOfRequest | Outcome | typeof NO_ADDRESS
+
+/** Finds the plan of each request, or the answer when there is none. */
+export interface PlanResolver<N> {
+  /** The plan of a request: from its API key, or the anonymous plan; else a 401, 403, 500 or 503. */
+  resolve(info: RequestInfo<N>, ip: string | undefined): Resolution | Promise<Resolution>
+  /** The plan of an API key (for usage reports), `undefined` for an unknown key; rejects when lookup fails. */
+  planOfKey(apiKey: string): Promise<PlanOfRequest | undefined>
+}
+
+const NO_STORE = { 'cache-control': 'no-store' }
+const MAX_PARTITIONS = 10_000
+
+/** Compile the plan resolver of a limiter with `plans`. */
+export function compilePlanResolver<N>(parts: {
+  o: ParsedRateLimitOptions
+  report: Reporter<N>
+  now: () => number
+}): PlanResolver<N> {
+  const { o, report, now } = parts
+  const apiKeyOf = o.apiKey as (req: N, info: RequestInfo<N>) => unknown
+  const anonymous = o.anonymousPlan
+  const lookup = compilePlanLookup<N>({
+    planOf: o.planOf as (apiKey: string, req: N) => unknown,
+    cache: o.planCache === false ? false : { maxKeys: o.planCache.maxKeys, ttl: o.planCache.ttl as number },
+    timeoutMs: toMs(o.planTimeout)!,
+    now,
+  })
+  // The SHA-256 of recent keys: hashed once, not on every request.
+  const partitions = new Map<string, string>()
+  const partitionOf = (apiKey: string) => {
+    let partition = partitions.get(apiKey)
+    if (partition === undefined) {
+      partition = `apikey:${sha256Text(apiKey)}`
+      if (partitions.size >= MAX_PARTITIONS) partitions.delete(partitions.keys().next().value!)
+      partitions.set(apiKey, partition)
+    }
+    return partition
+  }
+  const answer = (
+    status: number,
+    body: string,
+    error?: unknown,
+    extra: Record<string, string> = {},
+  ): Outcome =>
+    o.dryRun
+      ? undecidedOutcome(error)
+      : answeredOutcome({
+          status,
+          headers: { ...NO_STORE, ...extra },
+          body,
+          contentType: JSON_TYPE,
+          limited: false,
+          error,
+        })
+
+  function fromAnswer(result: PlanAnswer, apiKey: string, info: RequestInfo<N>): PlanOfRequest | Outcome {
+    if ('error' in result) {
+      report(result.error, info)
+      return answer(503, PLAN_UNAVAILABLE_BODY, result.error, { 'retry-after': '1' })
+    }
+    if (result.plan === undefined) return answer(403, API_KEY_UNKNOWN_BODY)
+    if (!(result.plan in o.plans!)) {
+      const error = new RateLimitRequestError(
+        'ERR_FLOODGATE_UNKNOWN_PLAN',
+        `\`planOf\` named the plan '${result.plan}', which \`plans\` does not have (${Object.keys(o.plans!).join(', ')}). The answer was 500.`,
+        { option: 'planOf' },
+      )
+      report(error, info)
+      return answer(
+        500,
+        JSON.stringify({ error: 'internal_error', message: 'The server could not decide this request.' }),
+        error,
+      )
+    }
+    return { plan: result.plan, partition: partitionOf(apiKey) }
+  }
+
+  function withKey(
+    value: unknown,
+    info: RequestInfo<N>,
+    ip: string | undefined,
+  ): Resolution | Promise<Resolution> {
+    let apiKey: string | undefined
+    if (value instanceof FunctionFailure) report(value.error, info)
+    else if (typeof value === 'string') apiKey = value === '' ? undefined : value
+    else if (value !== undefined && value !== null) report(invalidKeyValue('apiKey', value), info)
+    if (apiKey === undefined) {
+      if (anonymous === undefined) return answer(401, API_KEY_REQUIRED_BODY)
+      return ip === undefined ? NO_ADDRESS : { plan: anonymous, partition: `ip:${ip}` }
+    }
+    const key = apiKey
+    const result = lookup(key, info.native)
+    return result instanceof Promise
+      ? result.then((r) => fromAnswer(r, key, info))
+      : fromAnswer(result, key, info)
+  }
+
+  return {
+    resolve(info, ip) {
+      const value = callAppFunction('apiKey', apiKeyOf, info)
+      return value instanceof Promise ? value.then((v) => withKey(v, info, ip)) : withKey(value, info, ip)
+    },
+    async planOfKey(apiKey) {
+      const result = await lookup(apiKey, undefined as N)
+      if ('error' in result) throw result.error
+      if (result.plan === undefined || !(result.plan in o.plans!)) return undefined
+      return { plan: result.plan, partition: partitionOf(apiKey) }
+    },
+  }
+}

@@ -1,0 +1,65 @@
+import { compileHeaders, type HeaderWriter, headerModes } from './headers.js'
+import type { ParsedRateLimitOptions } from './options/schema.js'
+import type { PlanOptions, RouteTierOptions } from './options/types.js'
+import { type CompiledPolicies, type CostFunction, compilePolicies } from './policies.js'
+import { basePolicyDefs, planPolicyDefs, routeTierAlgorithm } from './policy-defs.js'
+
+/** A set of policies decided together for a request, with its header writer. */
+export interface PolicySet<N = any> extends CompiledPolicies<N> {
+  readonly writeHeaders: HeaderWriter | undefined
+  /** Whether the headers need the time (`legacy` sends an epoch reset). */
+  readonly needsNow: boolean
+}
+
+/** Which set of policies decides a request: by its plan and by its route's tier. */
+export interface PolicySets<N> {
+  /** The set for a request on `plan` (or none) and the route tier of `routeKey` (`'GET /x'`, or none). */
+  get(plan: string | undefined, routeKey: string | undefined): PolicySet<N>
+  /** Whether some route has a tier of its own (`routes`): the handler finds the route key only then. */
+  readonly byRoute: boolean
+  /** Whether any set keys on `'endpoint'`, or routes have tiers: the route pattern is needed. */
+  readonly needsRoute: boolean
+}
+
+/**
+ * Compile every set of policies a limiter can decide a request with: the base set (`limits` and `tiers`),
+ * with a route's tier in place of the innermost tier (`routes`), plus a plan's `rate` and `quota`. All are
+ * compiled now, so a tier looser than the one it sits under fails at creation, not on a request.
+ */
+export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
+  const modes = headerModes(o.headers)
+  const needsNow = modes.includes('legacy')
+  const routes = (o.routes ?? {}) as Record<string, RouteTierOptions>
+  const plans = (o.plans ?? {}) as Record<string, PlanOptions>
+  const sets = new Map<string, PolicySet<N>>()
+  const compile = (plan: string | undefined, routeKey: string | undefined): PolicySet<N> => {
+    const route =
+      routeKey === undefined ? undefined : { key: routeKey, algorithm: routeTierAlgorithm(routes[routeKey]!) }
+    const defs = [
+      ...basePolicyDefs<N>(o, route),
+      ...(plan === undefined ? [] : planPolicyDefs<N>(o, plans[plan]!)),
+    ]
+    const compiled = compilePolicies<N>(defs, o.cost as number | CostFunction<N>)
+    const writeHeaders = compileHeaders(
+      modes,
+      compiled.policies.map((p) => ({
+        name: p.name,
+        limit: p.algorithm.limit,
+        windowMs: p.algorithm.windowMs,
+      })),
+    )
+    return { ...compiled, writeHeaders, needsNow: needsNow && writeHeaders !== undefined }
+  }
+  const planNames = o.plans ? Object.keys(plans) : [undefined]
+  for (const plan of planNames) {
+    for (const routeKey of [undefined, ...Object.keys(routes)])
+      sets.set(`${plan ?? ''}\n${routeKey ?? ''}`, compile(plan, routeKey))
+  }
+  const all = [...sets.values()]
+  return {
+    get: (plan, routeKey) =>
+      sets.get(`${plan ?? ''}\n${routeKey !== undefined && routeKey in routes ? routeKey : ''}`)!,
+    byRoute: Object.keys(routes).length > 0,
+    needsRoute: Object.keys(routes).length > 0 || all.some((set) => set.needsRoute),
+  }
+}

@@ -1,0 +1,271 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import {
+  createRateLimitHandler,
+  fixedWindow,
+  MemoryStore,
+  RateLimitConfigError,
+  type RateLimitOptions,
+  type RequestInfo,
+} from '../../src/index.js'
+
+// The seed's usage plan: "free-tier": rate 10 req/s, burst 50, quota 10,000/day.
+const START = Date.UTC(2026, 2, 14, 6) // a Saturday, 06:00 UTC
+const keys: Record<string, string> = { 'key-free': 'free', 'key-pro': 'pro' }
+
+function setup(extra: Partial<RateLimitOptions> = {}) {
+  let now = START
+  const lookups: string[] = []
+  const errors: { code: string }[] = []
+  const handler = createRateLimitHandler({
+    store: new MemoryStore(),
+    clock: () => now,
+    headers: 'draft-8',
+    plans: {
+      free: { rate: 10, burst: 50, quota: { limit: 10_000, period: 'day' } },
+      pro: { rate: 100, burst: 500, quota: { limit: 5_000_000, period: 'month' } },
+    },
+    apiKey: (req: { key?: string }) => req.key,
+    planOf: async (apiKey: string) => {
+      lookups.push(apiKey)
+      return keys[apiKey]
+    },
+    onError: (error) => errors.push(error as { code: string }),
+    ...extra,
+  })
+  const req = (key?: string, ip = '203.0.113.7'): RequestInfo<any> => ({
+    ip,
+    method: 'GET',
+    route: '/things',
+    path: '/things',
+    headers: {},
+    native: { key },
+  })
+  const send = (key?: string, ip?: string) => handler.handle(req(key, ip))
+  return {
+    handler,
+    send,
+    lookups,
+    errors,
+    advance: (ms: number) => (now += ms),
+    set: (t: number) => (now = t),
+  }
+}
+
+afterEach(() => vi.useRealTimers())
+
+describe('usage plans', () => {
+  it('free tier, 10/s with a burst of 50: 50 at once pass, the 51st is refused, 10 more a second later', async () => {
+    const { send, advance } = setup()
+    const burst = await Promise.all(Array.from({ length: 51 }, () => send('key-free')))
+    expect(burst.filter((o) => o.allowed)).toHaveLength(50)
+    const refused = burst.find((o) => !o.allowed)!
+    expect(refused.status).toBe(429)
+    expect(JSON.parse(refused.body!)).toMatchObject({ error: 'rate_limited', policy: 'rate' })
+    expect(refused.headers['retry-after']).toBe('1')
+    advance(1000)
+    const next = await Promise.all(Array.from({ length: 11 }, () => send('key-free')))
+    expect(next.filter((o) => o.allowed)).toHaveLength(10)
+  })
+
+  it('10,000 a day: the 10,001st is "Limit Exceeded" even with a full bucket, and passes at 00:00 UTC', async () => {
+    const { send, advance, set } = setup()
+    for (let i = 0; i < 10_000; i++) {
+      expect((await send('key-free')).allowed).toBe(true)
+      advance(100) // 10 a second: the bucket never runs dry
+    }
+    advance(60_000) // the bucket is full again
+    const over = await send('key-free')
+    expect(over.status).toBe(429)
+    expect(JSON.parse(over.body!)).toEqual({
+      error: 'quota_exceeded',
+      message: 'Limit Exceeded',
+      retryAfter: Number(over.headers['retry-after']),
+      policy: 'quota',
+    })
+    const midnight = Date.UTC(2026, 2, 15)
+    set(midnight - 1)
+    expect((await send('key-free')).status).toBe(429)
+    set(midnight)
+    expect((await send('key-free')).allowed).toBe(true)
+    // Retry-After points at the start of the next period.
+    expect(Number(over.headers['retry-after'])).toBeGreaterThan(15 * 3600)
+  })
+
+  it('headers report both policies, the quota with its period as w', async () => {
+    const { send } = setup()
+    const outcome = await send('key-free')
+    expect(outcome.headers['ratelimit-policy']).toBe('"rate";q=50;w=5, "quota";q=10000;w=86400')
+    expect(outcome.headers.ratelimit).toBe('"rate";r=49;t=1, "quota";r=9999;t=64800')
+    expect(outcome.plan).toBe('free')
+  })
+
+  it('a quota refusal as problem+json is the RateLimit draft’s quota-exceeded with violated-policies', async () => {
+    const { send } = setup({
+      format: 'problem+json',
+      plans: { tiny: { rate: 10, burst: 10, quota: { limit: 1, period: 'week' } } },
+      planOf: () => 'tiny',
+    })
+    await send('k')
+    const refused = await send('k')
+    expect(refused.contentType).toBe('application/problem+json')
+    expect(JSON.parse(refused.body!)).toMatchObject({
+      type: 'https://iana.org/assignments/http-problem-types#quota-exceeded',
+      title: 'Limit Exceeded',
+      status: 429,
+      'violated-policies': ['quota'],
+    })
+  })
+
+  it('no key and no anonymous plan: 401, counted against no one; an unknown key: 403', async () => {
+    const { send } = setup({
+      limits: [{ name: 'ip', key: 'ip', algorithm: fixedWindow({ limit: 2, window: '1m' }) }],
+    })
+    for (let i = 0; i < 3; i++) expect((await send()).status).toBe(401)
+    for (let i = 0; i < 3; i++) expect((await send('nobody')).status).toBe(403)
+    // The per-IP limit was not touched by the 401s and 403s.
+    expect((await send('key-free')).decisions.find((d) => d.policy === 'ip')!.remaining).toBe(1)
+  })
+
+  it('the anonymous plan counts requests without a key per client address', async () => {
+    const { send } = setup({ anonymousPlan: 'free', plans: { free: { rate: 1, burst: 2 } } })
+    expect([(await send()).allowed, (await send()).allowed, (await send()).allowed]).toEqual([
+      true,
+      true,
+      false,
+    ])
+    expect((await send(undefined, '198.51.100.1')).allowed).toBe(true)
+  })
+
+  it('planOf is cached per key (unknown keys too) and called once for concurrent requests', async () => {
+    const { send, lookups, advance } = setup()
+    await Promise.all([send('key-free'), send('key-free'), send('key-free'), send('nobody'), send('nobody')])
+    expect(lookups.sort()).toEqual(['key-free', 'nobody'])
+    advance(59_000)
+    await send('key-free')
+    expect(lookups).toHaveLength(2)
+    advance(2_000) // past the default ttl of a minute
+    await send('key-free')
+    expect(lookups).toHaveLength(3)
+  })
+
+  it('a planOf that throws, rejects or times out answers 503 and is reported: never unlimited', async () => {
+    vi.useFakeTimers()
+    const hang = setup({ planOf: () => new Promise(() => {}), planTimeout: '50ms' })
+    const pending = hang.send('key-free')
+    await vi.advanceTimersByTimeAsync(50)
+    const timedOut = await pending
+    expect([timedOut.status, timedOut.headers['retry-after']]).toEqual([503, '1'])
+    expect(hang.errors.map((e) => e.code)).toEqual(['ERR_FLOODGATE_PLAN_LOOKUP_FAILED'])
+    vi.useRealTimers()
+    for (const planOf of [
+      () => {
+        throw new Error('db down')
+      },
+      async () => {
+        throw new Error('db down')
+      },
+      () => 42,
+    ]) {
+      const { send, errors } = setup({ planOf })
+      expect((await send('key-free')).status).toBe(503)
+      expect(errors.map((e) => e.code)).toEqual(['ERR_FLOODGATE_PLAN_LOOKUP_FAILED'])
+    }
+  })
+
+  it('a planOf naming a plan that does not exist answers 500 and is reported', async () => {
+    const { send, errors } = setup({ planOf: () => 'enterprise' })
+    expect((await send('k')).status).toBe(500)
+    expect(errors.map((e) => e.code)).toEqual(['ERR_FLOODGATE_UNKNOWN_PLAN'])
+  })
+
+  it('an apiKey function that fails counts as no key (anonymous plan or 401), reported', async () => {
+    const { send, errors } = setup({
+      apiKey: () => {
+        throw new Error('bad header')
+      },
+    })
+    expect((await send('key-free')).status).toBe(401)
+    expect(errors.map((e) => e.code)).toEqual(['ERR_FLOODGATE_FUNCTION_FAILED'])
+  })
+
+  it('a refused request spends nothing in either policy of the plan', async () => {
+    const { send, handler } = setup({
+      plans: { free: { rate: 10, burst: 3, quota: { limit: 5, period: 'day' } } },
+      planOf: () => 'free',
+    })
+    for (let i = 0; i < 3; i++) await send('k')
+    expect((await send('k')).status).toBe(429) // the bucket
+    expect((await handler.usage!.usage('k'))!.quota).toMatchObject({ used: 3, remaining: 2 })
+  })
+
+  it('the usage report: used and remaining per key, and a reset for support staff', async () => {
+    const { send, handler } = setup()
+    for (let i = 0; i < 7; i++) await send('key-pro')
+    const usage = await handler.usage!.usage('key-pro')
+    expect(usage).toEqual({
+      apiKey: 'key-pro',
+      plan: 'pro',
+      quota: { limit: 5_000_000, used: 7, remaining: 4_999_993, resetMs: Date.UTC(2026, 3, 1) - START },
+      rate: { limit: 500, remaining: 493, resetMs: 70 },
+    })
+    expect(await handler.usage!.usage('nobody')).toBeUndefined()
+    expect(await handler.usage!.resetUsage('key-pro')).toBe(true)
+    expect((await handler.usage!.usage('key-pro'))!.quota!.used).toBe(0)
+  })
+
+  it('keys are never stored in clear: the plan caller is the SHA-256 of the API key', async () => {
+    const seen: string[] = []
+    const memory = new MemoryStore()
+    const { send } = setup({
+      store: {
+        consume: (a, k, c, n) => memory.consume(a, k, c, n),
+        consumeAll: (items, n) => {
+          seen.push(...items.map((i) => i.key))
+          return memory.consumeAll(items, n)
+        },
+        peek: (a, k, c, n) => memory.peek(a, k, c, n),
+        refund: (a, k, c, n) => memory.refund(a, k, c, n),
+        reset: (a, k) => memory.reset(a, k),
+        close: () => memory.close(),
+      },
+    })
+    await send('key-free')
+    expect(seen).toHaveLength(2)
+    for (const key of seen) {
+      expect(key).not.toContain('key-free')
+      expect(key).toMatch(/^(rate|quota)\|\{apikey:[\w-]{43}\}$/)
+    }
+  })
+})
+
+describe('usage plan options', () => {
+  const fails = (options: RateLimitOptions) => {
+    try {
+      createRateLimitHandler(options)
+    } catch (error) {
+      expect(error).toBeInstanceOf(RateLimitConfigError)
+      return (error as RateLimitConfigError).message
+    }
+    throw new Error('expected a RateLimitConfigError')
+  }
+  const plans = { free: { rate: 10 } }
+  it('are checked at creation', () => {
+    expect(fails({ plans })).toContain('rateLimit.apiKey')
+    expect(fails({ plans, apiKey: () => 'k' })).toContain('rateLimit.planOf')
+    expect(fails({ plans, apiKey: () => 'k', planOf: () => 'free', anonymousPlan: 'gold' })).toContain(
+      'one of the plans (free)',
+    )
+    expect(fails({ apiKey: () => 'k' })).toContain('left out unless `plans` is given')
+    expect(fails({ plans: { free: { rate: -1 } }, apiKey: () => 'k', planOf: () => 'free' })).toContain(
+      'rateLimit.plans.free.rate',
+    )
+    expect(
+      fails({
+        plans,
+        apiKey: () => 'k',
+        planOf: () => 'free',
+        limits: [{ name: 'quota', algorithm: fixedWindow({ limit: 1, window: 1000 }) }],
+      }),
+    ).toContain("a name other than 'rate' and 'quota'")
+  })
+})
