@@ -41,28 +41,26 @@ CREATE OR REPLACE FUNCTION "public"."floodgate_fixed_window"(
 ) RETURNS "public"."floodgate_result"
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $step$
 DECLARE
-  win_start float8 := floor(now_ms / w) * w;
-  stored_count float8 := coalesce(state[2], 0);
+  start float8 := floor(now_ms / w) * w;
+  until_next float8 := start + w - now_ms;
   used float8 := 0;
-  until_next float8 := win_start + w - now_ms;
 BEGIN
   IF op = 'r' THEN
-    IF state[1] = win_start THEN
-      used := greatest(0, stored_count - cost);
-      RETURN (NULL, NULL, NULL, NULL, NULL, ARRAY[win_start, used],
+    IF state[1] = start THEN
+      used := greatest(0, state[2] - cost);
+      RETURN (NULL, NULL, NULL, NULL, NULL, ARRAY[start, used],
         CASE WHEN used > 0 THEN until_next ELSE 0 END, true)::"public"."floodgate_result";
     END IF;
     RETURN (NULL, NULL, NULL, NULL, NULL, NULL, 0, false)::"public"."floodgate_result";
   END IF;
-  IF state[1] = win_start THEN used := stored_count; END IF;
+  IF state[1] = start THEN used := state[2]; END IF;
   IF used + cost <= lim THEN
     IF op = 'c' THEN
       used := used + cost;
-      RETURN (true, floor(lim - used), until_next, 0, 0, ARRAY[win_start, used], until_next, true)::"public"."floodgate_result";
+      RETURN (true, floor(lim - used), until_next, 0, 0, ARRAY[start, used], until_next, true)::"public"."floodgate_result";
     END IF;
     RETURN (true, floor(lim - used), CASE WHEN used > 0 THEN until_next ELSE 0 END, 0, 0, NULL, 0, false)::"public"."floodgate_result";
   END IF;
-  -- A cost above the limit never passes: no window holds it.
   RETURN (false, floor(lim - used), CASE WHEN used > 0 THEN until_next ELSE 0 END,
     CASE WHEN cost > lim THEN 'Infinity'::float8 ELSE until_next END, 0, NULL, 0, false)::"public"."floodgate_result";
 END
@@ -273,7 +271,7 @@ DECLARE
   mp float8;
   y float8;
   m float8;
-  period_start float8;
+  start float8;
   until_next float8;
   used float8 := 0;
 BEGIN
@@ -297,25 +295,24 @@ BEGIN
     first_day := "public"."floodgate_days_from_civil"(y, m, 1);
     IF m = 12 THEN next_day := "public"."floodgate_days_from_civil"(y + 1, 1, 1); ELSE next_day := "public"."floodgate_days_from_civil"(y, m + 1, 1); END IF;
   END IF;
-  period_start := first_day * day_ms - offset_ms;
+  start := first_day * day_ms - offset_ms;
   until_next := next_day * day_ms - offset_ms - now_ms;
   IF op = 'r' THEN
-    IF state[1] = period_start THEN
+    IF state[1] = start THEN
       used := greatest(0, state[2] - cost);
-      RETURN (NULL, NULL, NULL, NULL, NULL, ARRAY[period_start, used],
+      RETURN (NULL, NULL, NULL, NULL, NULL, ARRAY[start, used],
         CASE WHEN used > 0 THEN until_next ELSE 0 END, true)::"public"."floodgate_result";
     END IF;
     RETURN (NULL, NULL, NULL, NULL, NULL, NULL, 0, false)::"public"."floodgate_result";
   END IF;
-  IF state[1] = period_start THEN used := state[2]; END IF;
+  IF state[1] = start THEN used := state[2]; END IF;
   IF used + cost <= lim THEN
     IF op = 'c' THEN
       used := used + cost;
-      RETURN (true, floor(lim - used), until_next, 0, 0, ARRAY[period_start, used], until_next, true)::"public"."floodgate_result";
+      RETURN (true, floor(lim - used), until_next, 0, 0, ARRAY[start, used], until_next, true)::"public"."floodgate_result";
     END IF;
     RETURN (true, floor(lim - used), CASE WHEN used > 0 THEN until_next ELSE 0 END, 0, 0, NULL, 0, false)::"public"."floodgate_result";
   END IF;
-  -- A cost above the limit never passes: no period holds it.
   RETURN (false, floor(lim - used), CASE WHEN used > 0 THEN until_next ELSE 0 END,
     CASE WHEN cost > lim THEN 'Infinity'::float8 ELSE until_next END, 0, NULL, 0, false)::"public"."floodgate_result";
 END

@@ -13,7 +13,9 @@ import type { Location } from './sql/location.js'
 import { storedKey } from './stored-key.js'
 import { Sweeper } from './sweeper.js'
 import {
-  OPS,
+  type CallSettings,
+  consumeAllValues,
+  decideValues,
   type Operation,
   type PostgresDecision,
   parseRow,
@@ -44,8 +46,7 @@ export class PostgresStore implements Store {
   /** The store used while PostgreSQL is unavailable, with `failMode: 'fallback'`. */
   readonly fallback: Store | undefined
   private readonly options: ParsedOptions
-  private readonly lockTimeout: string
-  private readonly durable: boolean
+  private readonly settings: CallSettings
   private readonly circuit: Circuit
   private readonly runner: QueryRunner
   private readonly statements: Statements
@@ -63,8 +64,11 @@ export class PostgresStore implements Store {
     this.lockTimeoutMs = parsed.lockTimeoutMs
     this.failMode = parsed.failMode
     this.fallback = parsed.fallback ?? (parsed.failMode === 'fallback' ? new MemoryStore() : undefined)
-    this.lockTimeout = String(parsed.lockTimeoutMs)
-    this.durable = parsed.synchronousCommit
+    this.settings = {
+      grace: parsed.expiryGraceMs,
+      lockTimeout: String(parsed.lockTimeoutMs),
+      durable: parsed.synchronousCommit,
+    }
     const location: Location = { schema: parsed.schema, table: parsed.table }
     this.statements = statements(location)
     this.circuit = new Circuit({}, parsed.cooldownMs)
@@ -116,11 +120,12 @@ export class PostgresStore implements Store {
   /** Forget `key` (in PostgreSQL and in the fallback store). Rejects when PostgreSQL fails. */
   async reset(algorithm: Algorithm, key: string): Promise<void> {
     if (this.fallback) await this.fallback.reset(algorithm, key)
+    const { lockTimeout, durable } = this.settings
     const settled = await this.runner.run(this.statements.reset, [
       storedKey(key),
       algorithm.id,
-      this.lockTimeout,
-      this.durable,
+      lockTimeout,
+      durable,
     ])
     if (settled instanceof CallFailure) {
       this.report('reset', settled, key)
@@ -137,17 +142,12 @@ export class PostgresStore implements Store {
     if (items.length === 0) return Promise.resolve([])
     this.sweeper?.note(items.length)
     if (!this.circuit.allows()) return this.failing.decideAll(items, now)
-    const values = [
-      items.map((item) => storedKey(item.key)),
-      items.map((item) => item.algorithm.id),
-      items.map((item) => item.algorithm.kind),
-      items.map((item) => item.cost),
-      items.flatMap((item) => this.prepare(item.algorithm)),
-      now ?? null,
-      this.options.expiryGraceMs,
-      this.lockTimeout,
-      this.durable,
-    ]
+    const values = consumeAllValues({
+      items,
+      now,
+      paramsOf: (algorithm) => this.prepare(algorithm),
+      settings: this.settings,
+    })
     return this.runner.run(this.statements.consumeAll, values).then((settled) => {
       try {
         if (settled instanceof CallFailure) throw settled
@@ -176,7 +176,7 @@ export class PostgresStore implements Store {
     if (!Number.isSafeInteger(batch) || batch < 1) {
       throw new RangeError(`Expected \`batch\` to be a whole number >= 1, got ${String(batch)}`)
     }
-    const settled = await this.runner.run(this.statements.sweep, [batch, this.lockTimeout])
+    const settled = await this.runner.run(this.statements.sweep, [batch, this.settings.lockTimeout])
     if (settled instanceof CallFailure) {
       this.report('sweep', settled, '')
       throw settled.error
@@ -217,18 +217,11 @@ export class PostgresStore implements Store {
     cost: number,
     now: number | undefined,
   ) {
-    return this.runner.run(this.statements.decide, [
-      storedKey(key),
-      algorithm.id,
-      algorithm.kind,
-      OPS[operation],
-      now ?? null,
-      cost,
-      this.options.expiryGraceMs,
-      this.lockTimeout,
-      this.durable,
-      ...this.prepare(algorithm),
-    ])
+    const params = this.prepare(algorithm)
+    return this.runner.run(
+      this.statements.decide,
+      decideValues({ operation, algorithm, key, cost, now, params, settings: this.settings }),
+    )
   }
 
   /** A consume or peek through PostgreSQL; an error, a timeout or an unreadable row takes the fail mode. */

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
-import type { Algorithm, AlgorithmKind, Decision, FailSource } from '@floodgate/core'
+import type { Algorithm, AlgorithmKind, ConsumeItem, Decision, FailSource } from '@floodgate/core'
 import type { StoreQuery } from './options.js'
 import { type Location, qualified } from './sql/location.js'
+import { storedKey } from './stored-key.js'
 
 /** Where a PostgresStore decision came from: the database, or a fail mode. */
 export type DecisionSource = 'postgres' | FailSource
@@ -50,6 +51,62 @@ export function stepParams(algorithm: Algorithm): (number | null)[] {
   })
   while (params.length < PARAM_SLOTS) params.push(null)
   return params
+}
+
+/** What every call passes besides its key and algorithm: the store's settings, as the SQL takes them. */
+export interface CallSettings {
+  /** ms a row is kept past the moment its state is fresh again. */
+  grace: number
+  /** `lock_timeout` in ms, as text. */
+  lockTimeout: string
+  /** Whether commits wait for the WAL flush. */
+  durable: boolean
+}
+
+/** The values of a `floodgate_decide` call, in its parameters' order. */
+export function decideValues(call: {
+  operation: Operation
+  algorithm: Algorithm
+  key: string
+  cost: number
+  now: number | undefined
+  params: readonly (number | null)[]
+  settings: CallSettings
+}): unknown[] {
+  const { algorithm, settings } = call
+  return [
+    storedKey(call.key),
+    algorithm.id,
+    algorithm.kind,
+    OPS[call.operation],
+    call.now ?? null,
+    call.cost,
+    settings.grace,
+    settings.lockTimeout,
+    settings.durable,
+    ...call.params,
+  ]
+}
+
+/** The values of a `floodgate_consume_all` call: one array per column, the parameters flattened. */
+export function consumeAllValues(call: {
+  items: readonly ConsumeItem[]
+  now: number | undefined
+  paramsOf: (algorithm: Algorithm) => readonly (number | null)[]
+  settings: CallSettings
+}): unknown[] {
+  const { items, settings } = call
+  return [
+    items.map((item) => storedKey(item.key)),
+    items.map((item) => item.algorithm.id),
+    items.map((item) => item.algorithm.kind),
+    items.map((item) => item.cost),
+    items.flatMap((item) => call.paramsOf(item.algorithm)),
+    call.now ?? null,
+    settings.grace,
+    settings.lockTimeout,
+    settings.durable,
+  ]
 }
 
 const DECISION_COLUMNS = 'allowed, remaining, reset_ms, retry_after_ms, delay_ms'

@@ -1,4 +1,5 @@
 import { type Location, qualified } from './location.js'
+import { periodCounterBody } from './period-counter.js'
 import { stepFunction } from './step-signature.js'
 
 /**
@@ -52,7 +53,7 @@ DECLARE
   mp float8;
   y float8;
   m float8;
-  period_start float8;
+  start float8;
   until_next float8;
   used float8 := 0;
 BEGIN
@@ -76,27 +77,8 @@ BEGIN
     first_day := ${civil}(y, m, 1);
     IF m = 12 THEN next_day := ${civil}(y + 1, 1, 1); ELSE next_day := ${civil}(y, m + 1, 1); END IF;
   END IF;
-  period_start := first_day * day_ms - offset_ms;
-  until_next := next_day * day_ms - offset_ms - now_ms;
-  IF op = 'r' THEN
-    IF state[1] = period_start THEN
-      used := greatest(0, state[2] - cost);
-      RETURN (NULL, NULL, NULL, NULL, NULL, ARRAY[period_start, used],
-        CASE WHEN used > 0 THEN until_next ELSE 0 END, true)::${R};
-    END IF;
-    RETURN (NULL, NULL, NULL, NULL, NULL, NULL, 0, false)::${R};
-  END IF;
-  IF state[1] = period_start THEN used := state[2]; END IF;
-  IF used + cost <= lim THEN
-    IF op = 'c' THEN
-      used := used + cost;
-      RETURN (true, floor(lim - used), until_next, 0, 0, ARRAY[period_start, used], until_next, true)::${R};
-    END IF;
-    RETURN (true, floor(lim - used), CASE WHEN used > 0 THEN until_next ELSE 0 END, 0, 0, NULL, 0, false)::${R};
-  END IF;
-  -- A cost above the limit never passes: no period holds it.
-  RETURN (false, floor(lim - used), CASE WHEN used > 0 THEN until_next ELSE 0 END,
-    CASE WHEN cost > lim THEN 'Infinity'::float8 ELSE until_next END, 0, NULL, 0, false)::${R};
+  start := first_day * day_ms - offset_ms;
+  until_next := next_day * day_ms - offset_ms - now_ms;${periodCounterBody(R)}
 END`,
   )
 }

@@ -5,9 +5,9 @@ import { runStep } from './step.js'
 /**
  * One key's decision, in one statement: lock the key's row (`FOR UPDATE`; a peek only reads), run the step,
  * write what it says (update, or delete a state that is fresh again, or insert a new key; the locked row is
- * written by its `ctid`, with no second index lookup). Two requests for
- * a key that has no row yet both find none: the first insert wins, and the other, finding its insert
- * conflicting, decides again on the row the first made (`ON CONFLICT DO NOTHING`, then the loop).
+ * written by its `ctid`, with no second index lookup). Two requests for a key that has no row yet both find
+ * none: the first insert wins, and the other, finding its insert conflicting, decides again on the row the
+ * first made (`ON CONFLICT DO NOTHING`, then the loop).
  *
  * Time is `p_now` when the limiter passes one, else the database's clock. The row is kept until the state is
  * fresh again plus `p_grace` ms, measured on the database's clock (as Redis keeps a key for its TTL), so a

@@ -1,0 +1,409 @@
+// @bench-title PostgreSQL stores
+// @bench-flags
+//
+// Floodgate's PostgresStore against rate-limiter-flexible's RateLimiterPostgres, against the same local
+// PostgreSQL (127.0.0.1:5432, database test), in one run:
+//   - decisions per second with 1 and with 64 requests in flight, on 10,000 keys round robin, with a quota
+//     nobody reaches (every call admitted, so every store does the same work), each contender on a pg Pool of
+//     the same size, in a schema of its own, in a fresh child process; rounds interleave the contenders;
+//   - what one decision costs inside PostgreSQL, from EXPLAIN (ANALYZE, BUFFERS, WAL) of the statement each
+//     store sends: execution time, buffers touched, WAL records and bytes; and how many of each table's
+//     updates were HOT (no index touched), from pg_stat_user_tables.
+// Floodgate commits without waiting for the WAL flush by default (synchronousCommit: false);
+// RateLimiterPostgres uses the server's setting. Both are also measured the other way, so each pair of rows
+// compares like with like. Writes bench/results/postgres.md and bench/results/postgres.json. Imports the
+// built packages: build first (`npx turbo run build`, or `cd packages/postgres && npx tsup`).
+//
+//   node bench/suites/postgres.mjs            the full suite (about 2 minutes)
+//   node bench/suites/postgres.mjs --quick    a smoke run with tiny durations (numbers not representative)
+
+import { parseArgs, runNode, sendResult } from '../lib/child.mjs'
+import { commandLine, machine } from '../lib/env.mjs'
+import { fmtCount, fmtRatio, fmtSpread, mdTable } from '../lib/format.mjs'
+import { writeResults } from '../lib/results.mjs'
+import { median, summarize } from '../lib/stats.mjs'
+
+const SELF = new URL(import.meta.url).pathname
+const args = parseArgs()
+const quick = Boolean(args.quick)
+
+const DATABASE = { host: '127.0.0.1', port: 5432, user: 'postgres', database: 'test' }
+// One schema prefix per run, handed to the children, so that the parent can drop everything the run made.
+const PREFIX = args.prefix ?? `floodgate_bench_${process.pid}`
+const CONFIG = {
+  rounds: Number(args.rounds ?? (quick ? 1 : 3)),
+  warmupMs: quick ? 100 : 300,
+  measureMs: quick ? 200 : 1500,
+  keys: 10_000,
+  inFlight: [1, 64],
+  /** One pool size for every contender: pg's default. */
+  poolMax: 10,
+  /** EXPLAIN ANALYZE samples per contender for the server-side cost. */
+  explainSamples: quick ? 20 : 200,
+  limit: 1e9,
+  windowMs: 3_600_000,
+}
+
+const ASYNC_COMMIT = '-c synchronous_commit=off'
+const FLOODGATE = {
+  'floodgate-swc': {
+    label: 'Floodgate sliding window counter (default)',
+    make: (c) => c.slidingWindowCounter({ limit: CONFIG.limit, window: CONFIG.windowMs }),
+  },
+  'floodgate-fw': {
+    label: 'Floodgate fixed window',
+    make: (c) => c.fixedWindow({ limit: CONFIG.limit, window: CONFIG.windowMs }),
+  },
+  'floodgate-gcra': {
+    label: 'Floodgate GCRA',
+    make: (c) => c.gcra({ rate: 1e6, period: '1s', burst: CONFIG.limit }),
+  },
+  'floodgate-fw-durable': {
+    label: 'Floodgate fixed window, `synchronousCommit: true`',
+    make: (c) => c.fixedWindow({ limit: CONFIG.limit, window: CONFIG.windowMs }),
+    store: { synchronousCommit: true },
+  },
+}
+const PEERS = {
+  rlf: { label: 'rate-limiter-flexible RateLimiterPostgres', pool: {} },
+  'rlf-async': {
+    label: 'rate-limiter-flexible RateLimiterPostgres, pool with `synchronous_commit=off`',
+    pool: { options: ASYNC_COMMIT },
+  },
+}
+const CONTENDERS = [...Object.keys(FLOODGATE), ...Object.keys(PEERS)]
+const labelOf = (id) => (FLOODGATE[id] ?? PEERS[id]).label
+const schemaOf = (id) => `${PREFIX}_${id.replaceAll('-', '_')}`
+/** The rows compared with each other: like with like on commit durability. */
+const PAIRS = [
+  ['floodgate-fw', 'rlf-async', 'asynchronous commit'],
+  ['floodgate-swc', 'rlf-async', 'asynchronous commit'],
+  ['floodgate-fw-durable', 'rlf', 'synchronous commit'],
+]
+
+// ---------------------------------------------------------------------------------------------------------
+// Child side: one contender, one pool.
+
+async function pool(extra = {}) {
+  const { default: pg } = await import('pg')
+  const p = new pg.Pool({ ...DATABASE, max: CONFIG.poolMax, ...extra })
+  p.on('error', () => {})
+  await p.query('SELECT 1')
+  return p
+}
+
+/** `decide(key)` for a contender: resolves true when admitted. Also what it sends, for EXPLAIN. */
+async function contender(id, p) {
+  if (FLOODGATE[id]) {
+    const core = await import('@floodgate/core')
+    const { PostgresStore } = await import('@floodgate/postgres')
+    const algorithm = FLOODGATE[id].make(core)
+    const store = new PostgresStore({
+      pool: p,
+      schema: schemaOf(id),
+      timeoutMs: 5000,
+      ...FLOODGATE[id].store,
+    })
+    return async (key) => {
+      const d = await store.consume(algorithm, key, 1)
+      if (d.source !== 'postgres') throw new Error(`a decision from ${d.source}`)
+      return d.allowed
+    }
+  }
+  const { RateLimiterPostgres } = await import('rate-limiter-flexible')
+  const limiter = await new Promise((resolve, reject) => {
+    const l = new RateLimiterPostgres(
+      {
+        storeClient: p,
+        storeType: 'pool',
+        schemaName: schemaOf(id),
+        tableName: 'rlf',
+        points: CONFIG.limit,
+        duration: CONFIG.windowMs / 1000,
+        clearExpiredByTimeout: false,
+      },
+      (error) => (error ? reject(error) : resolve(l)),
+    )
+  })
+  return async (key) => {
+    try {
+      await limiter.consume(key)
+      return true
+    } catch (result) {
+      if (result instanceof Error) throw result
+      return false
+    }
+  }
+}
+
+/**
+ * Keep `inFlight` calls going over `keys` for about `ms`; decisions per second. The deadline is checked by
+ * the callers themselves, every call (a round trip costs far more than reading the clock).
+ */
+async function throughput(decide, keys, inFlight, ms) {
+  let i = 0
+  let calls = 0
+  let admitted = 0
+  let running = true
+  const start = process.hrtime.bigint()
+  const deadline = start + BigInt(Math.round(ms * 1e6))
+  const worker = async () => {
+    while (running) {
+      if (await decide(keys[i++ % keys.length])) admitted++
+      calls++
+      if (process.hrtime.bigint() >= deadline) running = false
+    }
+  }
+  await Promise.all(Array.from({ length: inFlight }, worker))
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9
+  return { perSecond: calls / seconds, calls, admitted }
+}
+
+const keyList = () => Array.from({ length: CONFIG.keys }, (_, i) => `198.51.${(i >> 8) & 255}.${i & 255}`)
+
+async function child() {
+  const id = args.child
+  const p = await pool(PEERS[id]?.pool)
+  const decide = await contender(id, p)
+  const keys = keyList()
+  const result = {}
+  for (const inFlight of CONFIG.inFlight) {
+    await throughput(decide, keys, inFlight, CONFIG.warmupMs)
+    result[inFlight] = await throughput(decide, keys, inFlight, CONFIG.measureMs)
+    if (result[inFlight].admitted !== result[inFlight].calls) throw new Error('a call was refused')
+  }
+  await p.end()
+  return sendResult(result)
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Parent side.
+
+/** rate-limiter-flexible's upsert for one consume, as RateLimiterPostgres sends it, with its values inlined. */
+function rlfStatement(id, key) {
+  const table = `"${schemaOf(id)}"."rlf"`
+  const now = Date.now()
+  return `INSERT INTO ${table} VALUES ('${key}', 1, ${now + CONFIG.windowMs})
+    ON CONFLICT(key) DO UPDATE SET
+      points = CASE WHEN (${table}.expire <= ${now} OR 1=0) THEN 1 ELSE ${table}.points + (1) END,
+      expire = CASE WHEN ${table}.expire <= ${now} THEN ${now + CONFIG.windowMs} ELSE ${table}.expire END
+    RETURNING points, expire`
+}
+
+/** Floodgate's call for one consume, as the store sends it (timeoutMs 5000: lock_timeout 1250), inlined. */
+function floodgateStatement(id, key, core) {
+  const algorithm = FLOODGATE[id].make(core)
+  const params = {
+    'fixed-window': [algorithm.params.limit, algorithm.params.windowMs, null, null],
+    'sliding-window-counter': [algorithm.params.limit, algorithm.params.windowMs, null, null],
+    gcra: [algorithm.params.emissionMs, algorithm.params.toleranceMs, algorithm.params.burst, null],
+  }[algorithm.kind]
+  const durable = Boolean(FLOODGATE[id].store?.synchronousCommit)
+  return (
+    `SELECT allowed, remaining, reset_ms, retry_after_ms, delay_ms FROM "${schemaOf(id)}".floodgate_decide(` +
+    `'${key}', '${algorithm.id}', '${algorithm.kind}', 'c', NULL, 1, 2000, '1250', ${durable}, ` +
+    `${params.map((v) => (v === null ? 'NULL' : v)).join(', ')})`
+  )
+}
+
+/**
+ * What one decision costs inside PostgreSQL: EXPLAIN (ANALYZE, BUFFERS, WAL) of the contender's statement on
+ * keys it already holds (the steady state), medians over the samples. Runs in a transaction that is rolled
+ * back, so it changes nothing.
+ */
+async function costOf(id, p, core) {
+  const keys = keyList()
+  const statement = (key) => (FLOODGATE[id] ? floodgateStatement(id, key, core) : rlfStatement(id, key))
+  const client = await p.connect()
+  const samples = { ms: [], buffers: [], walRecords: [], walBytes: [] }
+  try {
+    for (let i = 0; i < CONFIG.explainSamples; i++) {
+      await client.query('BEGIN')
+      const { rows } = await client.query(
+        `EXPLAIN (ANALYZE, BUFFERS, WAL, FORMAT JSON) ${statement(keys[i % keys.length])}`,
+      )
+      await client.query('ROLLBACK')
+      const [{ Plan: plan, 'Execution Time': ms, Planning: planning }] = rows[0]['QUERY PLAN']
+      samples.ms.push(ms)
+      samples.buffers.push(
+        (plan['Shared Hit Blocks'] ?? 0) +
+          (plan['Shared Read Blocks'] ?? 0) +
+          (planning?.['Shared Hit Blocks'] ?? 0),
+      )
+      samples.walRecords.push(plan['WAL Records'] ?? 0)
+      samples.walBytes.push(plan['WAL Bytes'] ?? 0)
+    }
+  } finally {
+    client.release()
+  }
+  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]))
+}
+
+async function hotShare(p, id) {
+  const table = FLOODGATE[id] ? 'floodgate' : 'rlf'
+  const { rows } = await p.query(
+    'SELECT n_tup_upd::float8 AS upd, n_tup_hot_upd::float8 AS hot FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = $2',
+    [schemaOf(id), table],
+  )
+  const row = rows[0]
+  return row && row.upd > 0 ? row.hot / row.upd : Number.NaN
+}
+
+async function setUp() {
+  let p
+  try {
+    p = await pool({ max: 1 })
+  } catch (error) {
+    throw new Error(
+      `The PostgreSQL bench needs PostgreSQL at ${DATABASE.host}:${DATABASE.port} (user ${DATABASE.user}, database ${DATABASE.database}): ${error.message}`,
+    )
+  }
+  let postgres
+  try {
+    postgres = await import('@floodgate/postgres')
+  } catch (error) {
+    throw new Error(`@floodgate/postgres is not built (cd packages/postgres && npx tsup): ${error.message}`)
+  }
+  for (const id of CONTENDERS) {
+    await p.query(`DROP SCHEMA IF EXISTS "${schemaOf(id)}" CASCADE`)
+    if (FLOODGATE[id]) await postgres.migrate(p, { schema: schemaOf(id) })
+    else await p.query(`CREATE SCHEMA "${schemaOf(id)}"`)
+  }
+  return p
+}
+
+async function cleanUp(p) {
+  for (const id of CONTENDERS) await p.query(`DROP SCHEMA IF EXISTS "${schemaOf(id)}" CASCADE`)
+  await p.end()
+}
+
+const run = (id) =>
+  runNode(SELF, ['--child', id, '--prefix', PREFIX, ...(quick ? ['--quick'] : [])], { timeoutMs: 60_000 })
+
+async function main() {
+  const p = await setUp()
+  const started = Date.now()
+  const loadBefore = machine().loadavg
+  const samples = Object.fromEntries(CONTENDERS.map((id) => [id, { 1: [], 64: [] }]))
+  let costs
+  let hot
+  try {
+    for (let round = 0; round < CONFIG.rounds; round++) {
+      const order = round % 2 === 0 ? CONTENDERS : [...CONTENDERS].reverse()
+      for (const id of order) {
+        const result = await run(id)
+        for (const n of CONFIG.inFlight) samples[id][n].push(result[n].perSecond)
+        process.stderr.write(
+          `round ${round + 1} ${id.padEnd(22)} ${CONFIG.inFlight.map((n) => `${n}: ${fmtCount(result[n].perSecond)}/s`).join('  ')}\n`,
+        )
+      }
+    }
+    hot = Object.fromEntries(await Promise.all(CONTENDERS.map(async (id) => [id, await hotShare(p, id)])))
+    const core = await import('@floodgate/core')
+    costs = {}
+    for (const id of CONTENDERS) costs[id] = await costOf(id, p, core)
+  } finally {
+    await cleanUp(p)
+  }
+
+  const stats = Object.fromEntries(
+    CONTENDERS.map((id) => [
+      id,
+      Object.fromEntries(CONFIG.inFlight.map((n) => [n, summarize(samples[id][n])])),
+    ]),
+  )
+  const rateOf = (id, n) => stats[id][n].median
+  const pairRatio = (a, b, n) => rateOf(a, n) / rateOf(b, n)
+  const rows = CONTENDERS.map((id) => [
+    labelOf(id),
+    ...CONFIG.inFlight.map((n) => `${fmtCount(rateOf(id, n))}/s ${fmtSpread(stats[id][n].spread)}`),
+    `${(1e6 / rateOf(id, 1)).toFixed(0)} µs`,
+    costs[id].ms.toFixed(3),
+    String(costs[id].buffers),
+    String(costs[id].walRecords),
+    String(costs[id].walBytes),
+    Number.isFinite(hot[id]) ? `${Math.round(hot[id] * 100)}%` : 'n/a',
+  ])
+  const pairRows = PAIRS.map(([a, b, what]) => [
+    `${labelOf(a)} / ${labelOf(b)}`,
+    what,
+    ...CONFIG.inFlight.map((n) => fmtRatio(pairRatio(a, b, n))),
+  ])
+  const md = [
+    '## PostgreSQL stores',
+    '',
+    `Decisions per second against one local PostgreSQL (${DATABASE.host}:${DATABASE.port}, database \`${DATABASE.database}\`), ` +
+      `with 1 and with 64 requests in flight, ${CONFIG.keys.toLocaleString('en')} keys round robin, every call admitted; ` +
+      `each cell is the median of ${CONFIG.rounds} interleaved rounds of ${CONFIG.measureMs} ms (± half the spread), each ` +
+      `contender in its own process on its own \`pg\` Pool of ${CONFIG.poolMax} connections, in a schema of its own. ` +
+      '*Latency* is the time per decision at 1 in flight. The server-side columns come from ' +
+      '`EXPLAIN (ANALYZE, BUFFERS, WAL)` of the statement each store sends for one consume on a key it holds ' +
+      `(median of ${CONFIG.explainSamples}, rolled back): execution time, shared buffers touched, WAL records and ` +
+      "bytes. *HOT* is the share of the table's updates during the run that touched no index (`pg_stat_user_tables`).",
+    '',
+    mdTable(
+      [
+        'store',
+        ...CONFIG.inFlight.map((n) => ({ title: `${n} in flight`, align: 'right' })),
+        { title: 'latency', align: 'right' },
+        { title: 'server ms', align: 'right' },
+        { title: 'buffers', align: 'right' },
+        { title: 'WAL records', align: 'right' },
+        { title: 'WAL bytes', align: 'right' },
+        { title: 'HOT', align: 'right' },
+      ],
+      rows,
+    ),
+    '',
+    'Ratios, like with like (1.0x = as fast as RateLimiterPostgres with the same commit durability):',
+    '',
+    mdTable(
+      [
+        'Floodgate / peer',
+        'commits',
+        ...CONFIG.inFlight.map((n) => ({ title: `${n} in flight`, align: 'right' })),
+      ],
+      pairRows,
+    ),
+    '',
+    "What each store does per decision: Floodgate calls one PL/pgSQL function (`floodgate_decide`) that locks the key's " +
+      "row, runs the algorithm's step on the database's clock and writes the new state (a fresh key: an insert), and " +
+      'returns the whole decision (remaining, reset, retry-after, delay); RateLimiterPostgres sends one `INSERT ... ON ' +
+      "CONFLICT DO UPDATE` of a counter whose window starts at its first hit, on the app server's clock. " +
+      "Floodgate's default commits without waiting for the WAL flush (`synchronous_commit = off` for its own " +
+      'transactions: a database crash may lose the last fraction of a second of counts); the peer gets the same only ' +
+      'when its pool sets it. On a shared 2-core machine these numbers move by tens of per cent from run to run: ' +
+      'compare within a run, and mind the spread.',
+    '',
+    `Load average ${loadBefore.join(' / ')} at the start, ${machine().loadavg.join(' / ')} at the end. ` +
+      `Measured with \`${commandLine()}\` in ${Math.round((Date.now() - started) / 1000)} s.${quick ? ' (--quick: numbers not representative.)' : ''}`,
+  ].join('\n')
+  const json = {
+    meta: { ...machine(), loadavgAtStart: loadBefore, command: commandLine(), config: CONFIG, quick },
+    throughput: Object.fromEntries(
+      CONTENDERS.map((id) => [
+        id,
+        {
+          label: labelOf(id),
+          ...Object.fromEntries(
+            CONFIG.inFlight.map((n) => [n, { ...stats[id][n], samples: samples[id][n] }]),
+          ),
+        },
+      ]),
+    ),
+    ratios: PAIRS.map(([a, b, what]) => ({
+      floodgate: a,
+      peer: b,
+      commits: what,
+      ...Object.fromEntries(CONFIG.inFlight.map((n) => [n, pairRatio(a, b, n)])),
+    })),
+    serverCost: costs,
+    hotUpdateShare: hot,
+  }
+  const files = writeResults('postgres', md, json)
+  console.log(md)
+  console.log(`\nwrote ${files.md} and ${files.json}`)
+}
+
+if (args.child) await child()
+else await main()
