@@ -19,6 +19,7 @@ export {
 } from './algorithms/index.js'
 export { consumeAll, mostRestrictive } from './consume-all.js'
 export { COST_PRECISION } from './cost.js'
+export * from './degradation/index.js'
 export type { Duration, DurationUnit } from './duration.js'
 export { RateLimitConfigError, RateLimitCostError, type RateLimitErrorCode } from './errors.js'
 export { RateLimitRequestError, type RateLimitRequestErrorCode } from './http/errors.js'

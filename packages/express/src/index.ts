@@ -11,6 +11,8 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { routePattern } from './route-pattern.js'
 
 export type { Outcome, RateLimitOptions, Usage, UsageReport } from '@floodgate/core'
+export { type ExpressLoadShedderOptions, loadShedder } from './load-shedder.js'
+export { type ExpressPriorityQueueOptions, priorityQueue } from './priority-queue.js'
 
 /** The options of the Express middleware: every core option; functions get Express's `req`. */
 export type ExpressRateLimitOptions = RateLimitOptions<Request>

@@ -19,6 +19,8 @@ import type {
 import fp from 'fastify-plugin'
 
 export type { Outcome, RateLimitOptions, Usage, UsageReport } from '@floodgate/core'
+export { type FastifyLoadShedderOptions, loadShedder } from './load-shedder.js'
+export { type FastifyPriorityQueueOptions, priorityQueue } from './priority-queue.js'
 
 /** Options of a route's own limit (`config.rateLimit`); functions get Fastify's `request`. */
 export type RouteRateLimitOptions = RateLimitOptions<FastifyRequest>

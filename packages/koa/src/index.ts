@@ -11,6 +11,8 @@ import type { Context, Middleware } from 'koa'
 import { type MatchingRouter, routePattern } from './route-pattern.js'
 
 export type { Outcome, RateLimitOptions, Usage, UsageReport } from '@floodgate/core'
+export { type KoaLoadShedderOptions, loadShedder } from './load-shedder.js'
+export { type KoaPriorityQueueOptions, priorityQueue } from './priority-queue.js'
 
 /** The options of the Koa middleware: every core option (functions get Koa's `ctx`), and `router`. */
 export interface KoaRateLimitOptions extends RateLimitOptions<Context> {

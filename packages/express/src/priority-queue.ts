@@ -1,0 +1,26 @@
+import { createPriorityQueue, type PriorityQueue, type PriorityQueueOptions } from '@floodgate/core'
+import type { Request, RequestHandler } from 'express'
+import { gateMiddleware } from './gate.js'
+
+/** The options of the Express priority queue: every core option; `priority` gets Express's `req`. */
+export type ExpressPriorityQueueOptions = PriorityQueueOptions<Request>
+
+/**
+ * Serve at most `concurrency` requests at once; the others wait in the queue `priority` names, drained in
+ * the order the queues are listed. A full queue answers 429, a request that waited `maxWait` 503, both with
+ * `Retry-After`; a client that disconnects while waiting leaves its queue at once.
+ *
+ * @example
+ * app.use(priorityQueue({
+ *   concurrency: 64,
+ *   priority: (req) => (req.user?.plan === 'premium' ? 'premium' : 'standard'),
+ *   queues: { premium: { capacity: 500 }, standard: { capacity: 100 } },
+ *   maxWait: '10s',
+ * }))
+ */
+export function priorityQueue(
+  options: ExpressPriorityQueueOptions,
+): RequestHandler & { readonly queue: PriorityQueue<Request> } {
+  const queue = createPriorityQueue<Request>(options)
+  return Object.assign(gateMiddleware(queue), { queue })
+}
