@@ -75,3 +75,29 @@ export async function expectLayeredExample(base: string): Promise<void> {
   expect(anonymous.map((r) => r.status)).toEqual([...Array(10).fill(200), 429])
   expect(anonymous[10]!.body).toMatchObject({ error: 'rate_limited', policy: 'user' })
 }
+
+/** `examples/usage-plans`: the free plan's burst and rate, 401-free anonymous use, 403, the usage report. */
+export async function expectUsagePlansExample(base: string): Promise<void> {
+  const get = async (path: string, key?: string) => {
+    const res = await fetch(`${base}${path}`, { headers: key ? { 'x-api-key': key } : {} })
+    return { status: res.status, headers: res.headers, body: await res.json() }
+  }
+  const burst = []
+  for (let i = 0; i < 6; i++) burst.push(await get('/v1/items', 'demo-free'))
+  expect(burst.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429])
+  expect(burst[0]!.body.plan).toBe('free')
+  expect(burst[0]!.headers.get('ratelimit-policy')).toBe(
+    '"ip";q=100;w=60, "rate";q=5;w=5, "quota";q=20;w=86400',
+  )
+  expect(burst[5]!.body).toMatchObject({ error: 'rate_limited', policy: 'rate' })
+  expect(Number(burst[5]!.headers.get('retry-after'))).toBe(1)
+  expect((await get('/v1/items', 'no-such-key')).status).toBe(403)
+  expect((await get('/v1/items')).body.plan).toBe('free') // the anonymous plan, per address
+  expect((await get('/v1/items', 'demo-pro')).body.plan).toBe('pro')
+  const usage = await get('/admin/usage/demo-free')
+  expect(usage.body).toMatchObject({ plan: 'free', quota: { limit: 20, used: 5, remaining: 15 } })
+  const reset = await fetch(`${base}/admin/usage/demo-free/reset`, { method: 'POST' })
+  expect(await reset.json()).toEqual({ reset: true })
+  expect((await get('/admin/usage/demo-free')).body.quota.used).toBe(0)
+  expect((await get('/admin/usage/nobody')).status).toBe(404)
+}

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { installCopy, listExamples } from './copy-example.js'
-import { expectDemoOutput, expectLayeredExample } from './example-checks.js'
+import { expectDemoOutput, expectLayeredExample, expectUsagePlansExample } from './example-checks.js'
 import { floodgateDependencies, packPackages, withFloodgateDependencies } from './pack-packages.js'
 import { type Command, plainEnv, runToEnd, startServer } from './processes.js'
 import { ROOT } from './start-example.js'
@@ -30,6 +30,7 @@ const checks: Record<string, (dir: string) => Promise<void>> = {
   'express-basic': (dir) => checkServer('express-basic', dir),
   'fastify-basic': (dir) => checkServer('fastify-basic', dir),
   'koa-basic': (dir) => checkServer('koa-basic', dir),
+  'usage-plans': (dir) => checkServer('usage-plans', dir, expectUsagePlansExample),
   'multi-instance': async (dir) => {
     const command = npmStart('multi-instance', dir, { REDIS_URL: 'redis://127.0.0.1:6379/11' })
     const { code, output } = await runToEnd(command, { timeoutMs: 90_000 })
@@ -38,10 +39,14 @@ const checks: Record<string, (dir: string) => Promise<void>> = {
   },
 }
 
-async function checkServer(example: string, dir: string): Promise<void> {
+async function checkServer(
+  example: string,
+  dir: string,
+  check: (url: string) => Promise<void> = expectLayeredExample,
+): Promise<void> {
   const server = await startServer(npmStart(example, dir, { PORT: '0' }))
   try {
-    await expectLayeredExample(server.url)
+    await check(server.url)
   } finally {
     await server.stop()
   }

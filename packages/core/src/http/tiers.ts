@@ -25,8 +25,7 @@ export function throughputOf(algorithm: Algorithm): Throughput {
 }
 
 const RELATIVE_SLACK = 1e-9
-const describe = (name: string, t: Throughput) =>
-  `'${name}' (${Number(t.perSecond.toPrecision(6))} a second, ${t.burst} at once)`
+const amounts = (t: Throughput) => `${Number(t.perSecond.toPrecision(6))} a second, ${t.burst} at once`
 
 /**
  * Check that `inner` is no looser than `outer`, in rate and in burst: the gateway rule, "a stage limit can
@@ -43,7 +42,7 @@ export function checkTighter(parts: {
   throw new RateLimitConfigError(
     'ERR_FLOODGATE_TIER_NOT_TIGHTER',
     inner.option,
-    describe(inner.name, a),
-    `no looser than ${describe(outer.name, b)} in \`${outer.option}\`: a tier can only be tighter than the one before it`,
+    `${inner.name}: ${amounts(a)}`,
+    `no looser than '${outer.name}' (${amounts(b)}) in \`${outer.option}\`: a tier can only be tighter than the one before it`,
   )
 }

@@ -53,7 +53,7 @@ describe('tiers', () => {
     const looser = configError({ tiers: [account, route, stage] })
     expect(looser.code).toBe('ERR_FLOODGATE_TIER_NOT_TIGHTER')
     expect(looser.option).toBe('rateLimit.tiers[2]')
-    expect(looser.message).toContain("'stage' (1000 a second, 1000 at once)")
+    expect(looser.message).toContain("got 'stage: 1000 a second, 1000 at once' (string)")
     expect(looser.message).toContain("'route' (100 a second, 100 at once) in `rateLimit.tiers[1]`")
     expect(looser.message).toContain('can only be tighter')
     // A burst looser than the outer tier's is refused too, even at a lower rate.
@@ -63,7 +63,7 @@ describe('tiers', () => {
         { name: 'spiky', key: 'global', algorithm: tokenBucket({ capacity: 5_000, refillRate: 10 }) },
       ],
     })
-    expect(burst.message).toContain("'spiky' (10 a second, 5000 at once)")
+    expect(burst.message).toContain("'spiky: 10 a second, 5000 at once'")
     // Different algorithms compare by rate and burst.
     expect(() =>
       createRateLimitHandler({
