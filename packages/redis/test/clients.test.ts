@@ -54,6 +54,21 @@ describe('adaptClient', () => {
       allowed: true,
       source: 'redis',
     })
+    // The store bounds its calls itself: its commands go without node-redis's per-command timeout (an
+    // AbortSignal each), whatever the client's default.
+    const sent: { timeout?: number }[] = []
+    const counted = Object.create(client) as {
+      sendCommand: (args: unknown, options: { timeout?: number }) => unknown
+    }
+    counted.sendCommand = (args, options) => {
+      sent.push(options)
+      return client.sendCommand(args as string[], options)
+    }
+    const untimed = new RedisStore({ client: counted as never, prefix: testPrefix('untimed') })
+    await untimed.consume(fixedWindow({ limit: 1, window: '1m' }), 'k', 1)
+    await untimed.reset(fixedWindow({ limit: 1, window: '1m' }), 'k')
+    expect(sent.length).toBeGreaterThanOrEqual(2)
+    expect(sent.every((options) => 'timeout' in options && options.timeout === undefined)).toBe(true)
     await client.close()
     expect(adapted.status).toBe('closed')
   })
