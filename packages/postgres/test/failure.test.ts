@@ -9,7 +9,7 @@ import { warmUp } from './helpers/database.js'
 // restarted on the same port, down at start, one backend frozen (SIGSTOP: connected but silent). Assertions
 // count outcomes; the only clock read is each request's own latency, and the count of requests that took
 // longer than timeoutMs + slack must be 0.
-const TIMEOUT_MS = 300
+const TIMEOUT_MS = 500
 const SLACK_MS = 500
 const MODES: FailMode[] = ['open', 'closed', 'fallback']
 const algorithm = fixedWindow({ limit: 1_000_000, window: '1h' })
@@ -147,7 +147,8 @@ describe('when PostgreSQL fails', () => {
   }, 60_000)
 
   it('one backend frozen (connected, never answering): the decision is bounded, its connection discarded, a fresh one used', async () => {
-    const pool = poolOf(server.connection, { max: 1 }) // one connection: a stuck one kept would block every decision
+    // One connection: a stuck one kept would block every decision.
+    const pool = await warmUp(poolOf(server.connection, { max: 1 }), 'floodgate')
     const errors: string[] = []
     const store = new PostgresStore({
       pool,
@@ -176,7 +177,7 @@ describe('when PostgreSQL fails', () => {
   }, 30_000)
 
   it('peek, refund, consumeAll and sweep are bounded too; refund never rejects, reset and sweep do', async () => {
-    const pool = poolOf(server.connection, { max: 1 })
+    const pool = await warmUp(poolOf(server.connection, { max: 1 }), 'floodgate')
     const fallback = new MemoryStore()
     const store = new PostgresStore({
       pool,

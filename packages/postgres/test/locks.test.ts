@@ -9,7 +9,7 @@ import { SHARED_POSTGRES, type TestSchema, testSchema, warmUp } from './helpers/
 // and leaves no backend behind still waiting; the other keys go on being decided by PostgreSQL. A decision
 // waiting for a lock holds its pool connection meanwhile, so the pool has one per request in flight here (a
 // pool too small for that makes the others queue past timeoutMs, which opens the circuit: see the docs).
-const TIMEOUT_MS = 300
+const TIMEOUT_MS = 1000 // lockTimeoutMs 250: a held row's two waits end within 500 ms, well before it
 const SLACK_MS = 500
 const algorithm = fixedWindow({ limit: 1_000_000, window: '1h' })
 let db: TestSchema
