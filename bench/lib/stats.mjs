@@ -1,4 +1,4 @@
-/** Small statistics helpers shared by the suites. */
+/** Small statistics functions shared by the suites. */
 
 /** The p-th percentile (0..100) of an ascending array, by the nearest-rank method. */
 export function percentile(sorted, p) {

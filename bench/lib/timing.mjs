@@ -12,7 +12,7 @@ export const sinceNs = (start) => Number(process.hrtime.bigint() - start)
 /**
  * Call `decide(keys[i])` round robin over `keys`, awaiting each call, for about `ms` milliseconds.
  * Returns how many calls were made, how many resolved truthy (admitted), the exact elapsed time and the CPU
- * time the process used meanwhile (all its threads, GC helpers included): calls per CPU-second hardly move
+ * time the process used meanwhile (all its threads, the GC threads included): calls per CPU-second hardly move
  * when other processes compete for the cores, calls per (wall) second do.
  * `startAt` lets a caller continue the round robin where an earlier loop (the warm-up) stopped.
  */

@@ -322,7 +322,7 @@ function render({ meta, throughput, heap, exact }) {
   out.push('')
   out.push(
     'The same runs, counted per second of CPU time the process used (`process.cpuUsage()`, all its threads, ' +
-      'GC helpers included) instead of per second of wall time: other processes competing for the cores ' +
+      'GC threads included) instead of per second of wall time: other processes competing for the cores ' +
       'stretch wall time, hardly CPU time, so these ratios are steadier on a busy machine. ' +
       `**1.0x = the fastest peer in that column**: ${label(fastestCpu.hot)} (hot key), ` +
       `${label(fastestCpu.keys)} (${cases.keys}).`,

@@ -37,7 +37,7 @@ const measuredCells = (throughput) =>
 
 const fmtMix = (mix) =>
   Object.entries(mix ?? {})
-    .map(([name, n]) => `${name.toUpperCase()} ${Number(n.toFixed(2))}`)
+    .map(([name, n]) => `${name.toUpperCase()} ${Number(n.toPrecision(2))}`)
     .join(', ')
 
 function rows(throughput) {
