@@ -18,4 +18,6 @@ export type {
   AdapterRequest,
   AdapterResponse,
   AdapterRoute,
+  AppGates,
+  DegradationSetup,
 } from './types.js'

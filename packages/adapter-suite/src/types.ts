@@ -1,3 +1,6 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import type { LoadShedder, PriorityQueue } from '@floodgate/core'
+
 /** One route of a test app. Every route answers `{ ok: true }` with `status` (200 by default). */
 export interface AdapterRoute {
   /** @default 'GET' */
@@ -8,6 +11,22 @@ export interface AdapterRoute {
   status?: number
   /** Options of a limiter on this route alone (Express route middleware, Fastify `config.rateLimit`, Koa router middleware). */
   rateLimit?: Record<string, unknown>
+  /** The route answers once this settles (given the request's headers): tests hold requests in flight. */
+  wait?: (headers: IncomingHttpHeaders) => Promise<unknown>
+}
+
+/** The degradation middlewares of a test app, app-wide, after the app-wide limiter and before the routes. */
+export interface DegradationSetup {
+  /** Options of `priorityQueue()`. */
+  priorityQueue?: Record<string, unknown>
+  /** Options of `loadShedder()`. */
+  loadShedder?: Record<string, unknown>
+}
+
+/** The degradation middlewares an app was built with, to look at their queues and load. */
+export interface AppGates {
+  priorityQueue?: PriorityQueue
+  loadShedder?: LoadShedder
 }
 
 /** How the driver builds an app. */
@@ -24,6 +43,8 @@ export interface AdapterAppSetup {
   trustProxy?: boolean | 'loopback'
   /** Make the framework's client address unknown (empty), as for a socket that is already gone. */
   noAddress?: boolean
+  /** Degradation middlewares (priority queue, load shedder) before the routes. */
+  degradation?: DegradationSetup
   /** Koa: give the app-wide limiter the app's router (its `router` option), so it knows the routes. */
   routerOption?: boolean
 }
@@ -48,6 +69,8 @@ export interface AdapterApp {
   /** The app listening on 127.0.0.1, for tests that need real sockets (keep-alive): its base URL. */
   listen(): Promise<string>
   close(): Promise<void>
+  /** The degradation middlewares, when the setup asked for them. */
+  gates: AppGates
 }
 
 /** What the suite needs from an adapter: build an app, send it requests (supertest, `fastify.inject`, ...). */

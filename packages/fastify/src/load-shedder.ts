@@ -1,4 +1,4 @@
-import { createLoadShedder, type LoadShedderOptions } from '@floodgate/core'
+import { createLoadShedder, type LoadShedder, type LoadShedderOptions } from '@floodgate/core'
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { gateHook } from './gate.js'
@@ -6,8 +6,16 @@ import { gateHook } from './gate.js'
 /** The options of the Fastify load shedder: every core option; `priority` gets Fastify's `request`. */
 export type FastifyLoadShedderOptions = LoadShedderOptions<FastifyRequest>
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The load shedder registered first on this instance: its \`stats()\`. */
+    loadShedder: LoadShedder<FastifyRequest>
+  }
+}
+
 const plugin: FastifyPluginAsync<FastifyLoadShedderOptions> = async (fastify, options) => {
   const shedder = createLoadShedder<FastifyRequest>(options)
+  if (!fastify.hasDecorator('loadShedder')) fastify.decorate('loadShedder', shedder)
   fastify.addHook('onRequest', gateHook(shedder))
   fastify.addHook('onClose', async () => shedder.close())
 }

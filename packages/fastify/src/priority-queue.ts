@@ -1,4 +1,4 @@
-import { createPriorityQueue, type PriorityQueueOptions } from '@floodgate/core'
+import { createPriorityQueue, type PriorityQueue, type PriorityQueueOptions } from '@floodgate/core'
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { gateHook } from './gate.js'
@@ -6,8 +6,16 @@ import { gateHook } from './gate.js'
 /** The options of the Fastify priority queue: every core option; `priority` gets Fastify's `request`. */
 export type FastifyPriorityQueueOptions = PriorityQueueOptions<FastifyRequest>
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The priority queue registered first on this instance: its \`stats()\`. */
+    priorityQueue: PriorityQueue<FastifyRequest>
+  }
+}
+
 const plugin: FastifyPluginAsync<FastifyPriorityQueueOptions> = async (fastify, options) => {
   const queue = createPriorityQueue<FastifyRequest>(options)
+  if (!fastify.hasDecorator('priorityQueue')) fastify.decorate('priorityQueue', queue)
   fastify.addHook('onRequest', gateHook(queue))
   fastify.addHook('onClose', async () => queue.close())
 }

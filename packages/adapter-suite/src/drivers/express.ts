@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net'
-import { rateLimit } from '@floodgate/express'
+import { loadShedder, priorityQueue, rateLimit } from '@floodgate/express'
 import express from 'express'
 import request from 'supertest'
-import type { AdapterApp, AdapterAppSetup, AdapterDriver } from '../types.js'
+import type { AdapterApp, AdapterAppSetup, AdapterDriver, AppGates } from '../types.js'
 
 /** Builds Express apps for the adapter conformance suite; requests go through real HTTP (supertest). */
 export const expressDriver: AdapterDriver = {
@@ -17,11 +17,24 @@ export const expressDriver: AdapterDriver = {
       })
     }
     if (setup.options) app.use(rateLimit(setup.options))
+    const gates: AppGates = {}
+    const { degradation } = setup
+    if (degradation?.priorityQueue) {
+      const middleware = priorityQueue(degradation.priorityQueue as never)
+      gates.priorityQueue = middleware.queue
+      app.use(middleware)
+    }
+    if (degradation?.loadShedder) {
+      const middleware = loadShedder(degradation.loadShedder as never)
+      gates.loadShedder = middleware.shedder
+      app.use(middleware)
+    }
     for (const route of setup.routes ?? [{ path: '/' }]) {
       const method = (route.method ?? 'GET').toLowerCase() as 'get' | 'post'
       const handlers: express.RequestHandler[] = []
       if (route.rateLimit) handlers.push(rateLimit(route.rateLimit))
-      handlers.push((_req, res) => {
+      handlers.push(async (req, res) => {
+        await route.wait?.(req.headers)
         res.status(route.status ?? 200).json({ ok: true })
       })
       app[method](route.path, ...handlers)
@@ -37,6 +50,7 @@ export const expressDriver: AdapterDriver = {
         return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
       },
       close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+      gates,
     }
   },
 }

@@ -1,4 +1,4 @@
-import { rateLimit } from '@floodgate/fastify'
+import { loadShedder, priorityQueue, rateLimit } from '@floodgate/fastify'
 import Fastify from 'fastify'
 import type { AdapterApp, AdapterAppSetup, AdapterDriver } from '../types.js'
 
@@ -14,12 +14,18 @@ export const fastifyDriver: AdapterDriver = {
       })
     }
     await app.register(rateLimit, setup.options ?? { global: false })
+    const { degradation } = setup
+    if (degradation?.priorityQueue) await app.register(priorityQueue, degradation.priorityQueue as never)
+    if (degradation?.loadShedder) await app.register(loadShedder, degradation.loadShedder as never)
     for (const route of setup.routes ?? [{ path: '/' }]) {
       app.route({
         method: route.method ?? 'GET',
         url: route.path,
         config: route.rateLimit ? { rateLimit: route.rateLimit } : setup.options ? {} : { rateLimit: false },
-        handler: async (_request, reply) => reply.code(route.status ?? 200).send({ ok: true }),
+        handler: async (request, reply) => {
+          await route.wait?.(request.headers)
+          return reply.code(route.status ?? 200).send({ ok: true })
+        },
       })
     }
     await app.ready()
@@ -40,6 +46,10 @@ export const fastifyDriver: AdapterDriver = {
       },
       listen: () => app.listen({ port: 0, host: '127.0.0.1' }),
       close: () => app.close(),
+      gates: {
+        priorityQueue: degradation?.priorityQueue ? app.priorityQueue : undefined,
+        loadShedder: degradation?.loadShedder ? app.loadShedder : undefined,
+      },
     }
   },
 }

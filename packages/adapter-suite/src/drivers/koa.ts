@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net'
-import { rateLimit } from '@floodgate/koa'
+import { loadShedder, priorityQueue, rateLimit } from '@floodgate/koa'
 import Router from '@koa/router'
 import Koa from 'koa'
 import request from 'supertest'
-import type { AdapterApp, AdapterAppSetup, AdapterDriver } from '../types.js'
+import type { AdapterApp, AdapterAppSetup, AdapterDriver, AppGates } from '../types.js'
 
 /** Builds Koa apps (routes on @koa/router) for the adapter conformance suite; requests through supertest. */
 export const koaDriver: AdapterDriver = {
@@ -21,9 +21,22 @@ export const koaDriver: AdapterDriver = {
     }
     const router = new Router()
     if (setup.options) app.use(rateLimit(setup.routerOption ? { ...setup.options, router } : setup.options))
+    const gates: AppGates = {}
+    const { degradation } = setup
+    if (degradation?.priorityQueue) {
+      const middleware = priorityQueue(degradation.priorityQueue as never)
+      gates.priorityQueue = middleware.queue
+      app.use(middleware)
+    }
+    if (degradation?.loadShedder) {
+      const middleware = loadShedder(degradation.loadShedder as never)
+      gates.loadShedder = middleware.shedder
+      app.use(middleware)
+    }
     for (const route of setup.routes ?? [{ path: '/' }]) {
       const method = (route.method ?? 'GET').toLowerCase() as 'get' | 'post'
-      const respond = (ctx: Koa.Context) => {
+      const respond = async (ctx: Koa.Context) => {
+        await route.wait?.(ctx.headers)
         ctx.status = route.status ?? 200
         ctx.body = { ok: true }
       }
@@ -42,6 +55,7 @@ export const koaDriver: AdapterDriver = {
         return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
       },
       close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+      gates,
     }
   },
 }
