@@ -1,23 +1,26 @@
 // @bench-title Redis stores
 // @bench-flags
 //
-// Floodgate's RedisStore (every algorithm) against the peers' Redis stores, against the same local Redis
-// (127.0.0.1:6379), in one run:
+// Floodgate's RedisStore (every algorithm, on ioredis and on node-redis) against the peers' Redis stores,
+// against the same local Redis (127.0.0.1:6379), in one run:
 //   - decisions per second with 1 and with 256 requests in flight, on 10,000 keys round robin, with a quota
-//     nobody reaches (every call admitted, so every store does the same work);
+//     nobody reaches (every call admitted, so every store does the same work); with each client the
+//     RedisStore takes, side by side with rate-limit-redis on the same client;
 //   - commands per decision, from `INFO commandstats` deltas: the commands a client sends (EVALSHA, EVAL,
 //     SCRIPT) and the commands the scripts run inside Redis;
 //   - the block cache: decisions per second on one hot key that is refused, with and without it.
 // Peers: rate-limiter-flexible's RateLimiterRedis, rate-limit-redis (through express-rate-limit's store API:
-// init + increment) and @fastify/rate-limit's Redis store (incr). Every contender gets its own ioredis
-// client with the same options, and runs in a fresh child process; rounds interleave the contenders.
+// init + increment, on ioredis and on node-redis) and @fastify/rate-limit's Redis store (incr). Every
+// contender gets its own client (ioredis with the same options; node-redis, which pipelines the commands of
+// one tick by itself, with its defaults), and runs in a fresh child process; rounds interleave the contenders.
 // Writes bench/results/redis.md and bench/results/redis.json. Imports the built packages: build first
 // (`npx turbo run build`).
 //
-//   node bench/suites/redis.mjs            the full suite (about 2 minutes)
+//   node bench/suites/redis.mjs            the full suite (about 3 minutes)
 //   node bench/suites/redis.mjs --quick    a smoke run with tiny durations (numbers not representative)
 
 import { createRequire } from 'node:module'
+import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { parseArgs, runNode, sendResult } from '../lib/child.mjs'
 import { commandLine, machine } from '../lib/env.mjs'
@@ -34,7 +37,7 @@ const REDIS = { host: '127.0.0.1', port: 6379 }
 // One prefix per run, handed to the children, so that the parent can delete every key the run made.
 const PREFIX = args.prefix ?? `fgbench:${process.pid}:${Date.now().toString(36)}`
 const CONFIG = {
-  rounds: Number(args.rounds ?? (quick ? 1 : 4)),
+  rounds: Number(args.rounds ?? (quick ? 1 : 3)),
   warmupMs: quick ? 100 : 200,
   measureMs: quick ? 200 : 500,
   keys: 10_000,
@@ -78,12 +81,21 @@ const PEERS = {
   'rate-limit-redis': { label: 'rate-limit-redis (express-rate-limit store)' },
   fastify: { label: '@fastify/rate-limit RedisStore' },
 }
-const CONTENDERS = [...Object.keys(FLOODGATE), ...Object.keys(PEERS)]
-const labelOf = (id) => (FLOODGATE[id] ?? PEERS[id]).label
+/** The same contenders on node-redis (`createClient()`): `<id>@node-redis`; without the suffix, ioredis. */
+const NODE_REDIS = '@node-redis'
+const ON_NODE_REDIS = [...Object.keys(FLOODGATE), 'rate-limit-redis'].map((id) => `${id}${NODE_REDIS}`)
+const CONTENDERS = [...Object.keys(FLOODGATE), ...Object.keys(PEERS), ...ON_NODE_REDIS]
+/** A contender's store, without its client: `floodgate-fw@node-redis` -> `floodgate-fw`. */
+const storeOf = (id) => id.replace(NODE_REDIS, '')
+const libraryOf = (id) => (id.endsWith(NODE_REDIS) ? 'node-redis' : 'ioredis')
+const isFloodgate = (id) => Boolean(FLOODGATE[storeOf(id)])
+const isPeer = (id) => !isFloodgate(id)
+const labelOf = (id) => `${(FLOODGATE[storeOf(id)] ?? PEERS[storeOf(id)]).label} on ${libraryOf(id)}`
 
 // ---------------------------------------------------------------------------------------------------------
 // Child side: one contender, one client.
 
+/** An ioredis client of the Redis under test (`extra`: another port). */
 async function client(extra = {}) {
   const { Redis } = await import('ioredis')
   const c = new Redis({ ...REDIS, ...CONFIG.client, ...extra })
@@ -91,7 +103,21 @@ async function client(extra = {}) {
   return c
 }
 
-/** `decide(key)` for a contender: resolves true when admitted. */
+/** A connected client of the library a contender runs on; `close()` ends it. */
+async function clientFor(id, extra = {}) {
+  if (libraryOf(id) === 'ioredis') {
+    const c = await client(extra)
+    return { redis: c, close: () => c.disconnect() }
+  }
+  const { createClient } = await import('redis')
+  const { host, port } = { ...REDIS, ...extra }
+  const c = createClient({ socket: { host, port } })
+  c.on('error', (error) => process.stderr.write(`node-redis: ${error.message}\n`))
+  await c.connect()
+  return { redis: c, close: () => c.destroy() }
+}
+
+/** `decide(key)` for a contender (`id` without its client suffix): resolves true when admitted. */
 async function contender(id, redis, { limit, windowMs }, extra = {}) {
   if (FLOODGATE[id]) {
     const core = await import('@floodgate/core')
@@ -123,10 +149,12 @@ async function contender(id, redis, { limit, windowMs }, extra = {}) {
   }
   if (id === 'rate-limit-redis') {
     const { RedisStore } = await import('rate-limit-redis')
-    const store = new RedisStore({
-      sendCommand: (...command) => redis.call(...command),
-      prefix: `${PREFIX}:rlr:`,
-    })
+    // Its documented sendCommand for each client: ioredis's call(), node-redis's sendCommand(args).
+    const sendCommand =
+      typeof redis.call === 'function'
+        ? (...command) => redis.call(...command)
+        : (...command) => redis.sendCommand(command)
+    const store = new RedisStore({ sendCommand, prefix: `${PREFIX}:rlr:` })
     store.init({ windowMs })
     return async (key) => (await store.increment(key)).totalHits <= limit
   }
@@ -147,8 +175,10 @@ async function contender(id, redis, { limit, windowMs }, extra = {}) {
 }
 
 /**
- * Keep `inFlight` calls going over `keys` for about `ms`; decisions per second. The deadline is checked by
- * the callers themselves (a timer could starve when a store answers from memory without yielding).
+ * Keep `inFlight` calls going over `keys` for about `ms`; decisions per second, and this process's CPU time
+ * per decision (user + system: what the store and its client cost the app server, which a busy machine
+ * distorts less than the rate). The deadline is checked by the callers themselves (a timer could starve when
+ * a store answers from memory without yielding).
  */
 async function throughput(decide, keys, inFlight, ms) {
   let i = 0
@@ -156,6 +186,7 @@ async function throughput(decide, keys, inFlight, ms) {
   let admitted = 0
   let running = true
   const start = process.hrtime.bigint()
+  const cpu = process.cpuUsage()
   const deadline = start + BigInt(Math.round(ms * 1e6))
   const worker = async () => {
     while (running) {
@@ -165,7 +196,8 @@ async function throughput(decide, keys, inFlight, ms) {
   }
   await Promise.all(Array.from({ length: inFlight }, worker))
   const seconds = Number(process.hrtime.bigint() - start) / 1e9
-  return { perSecond: calls / seconds, calls, admitted }
+  const used = process.cpuUsage(cpu)
+  return { perSecond: calls / seconds, cpuUs: (used.user + used.system) / calls, calls, admitted }
 }
 
 async function commandStats(redis) {
@@ -183,13 +215,13 @@ const SENT = new Set(['evalsha', 'eval', 'evalsha_ro', 'eval_ro', 'script|load',
  * Commands per decision over `n` sequential decisions, from `INFO commandstats` deltas. The shared Redis may
  * serve other processes at the same time, so it tries 5 times and keeps, per command, the smallest rate seen.
  */
-async function commandsPerDecision(decide, redis, n) {
+async function commandsPerDecision(decide, admin, n) {
   const rates = {}
   const usecs = []
   for (let attempt = 0; attempt < 5; attempt++) {
-    const before = await commandStats(redis)
+    const before = await commandStats(admin)
     for (let i = 0; i < n; i++) await decide(`cmd-${attempt}-${i % 100}`)
-    const after = await commandStats(redis)
+    const after = await commandStats(admin)
     const seen = new Set()
     let usec = 0
     for (const [name, { calls, usec: spent }] of Object.entries(after)) {
@@ -221,14 +253,14 @@ async function child() {
   const mode = args.mode
   const keys = Array.from({ length: CONFIG.keys }, (_, i) => `198.51.${(i >> 8) & 255}.${i & 255}`)
   if (mode === 'throughput') {
-    const redis = await client()
-    const decide = await contender(id, redis, CONFIG.throughput)
+    const { redis, close } = await clientFor(id)
+    const decide = await contender(storeOf(id), redis, CONFIG.throughput)
     const result = {}
     for (const inFlight of CONFIG.inFlight) {
       await throughput(decide, keys, inFlight, CONFIG.warmupMs)
       result[inFlight] = await throughput(decide, keys, inFlight, CONFIG.measureMs)
     }
-    redis.disconnect()
+    close()
     return sendResult(result)
   }
   if (mode === 'blocked') {
@@ -292,15 +324,17 @@ async function countCommands() {
   const own = await startPrivateRedis()
   const where = own ? { port: own.port } : {}
   const commands = {}
+  const admin = await client(where)
   try {
     for (const id of CONTENDERS) {
-      const redis = await client(where)
-      const decide = await contender(id, redis, CONFIG.throughput)
+      const { redis, close } = await clientFor(id, where)
+      const decide = await contender(storeOf(id), redis, CONFIG.throughput)
       await decide('warm')
-      commands[id] = await commandsPerDecision(decide, redis, CONFIG.commandSample)
-      redis.disconnect()
+      commands[id] = await commandsPerDecision(decide, admin, CONFIG.commandSample)
+      close()
     }
   } finally {
+    admin.disconnect()
     own?.stop()
   }
   return {
@@ -344,25 +378,37 @@ async function ensureReady() {
   }
 }
 
-const run = (mode, id, extra = []) =>
-  runNode(
-    SELF,
-    ['--child', id, '--mode', mode, '--prefix', PREFIX, ...(quick ? ['--quick'] : []), ...extra, ...passOn()],
-    {
-      timeoutMs: 60_000,
-    },
-  )
+/**
+ * One measurement in a fresh child. A child that could not import a package because it was being rebuilt at
+ * that moment (its dist missing: the tree is shared) measured nothing and says so; it is started again, twice
+ * at most, after a pause.
+ */
+async function run(mode, id, extra = []) {
+  const argv = ['--child', id, '--mode', mode, '--prefix', PREFIX, ...(quick ? ['--quick'] : []), ...extra]
+  for (let attempt = 1; ; attempt++) {
+    const result = await runNode(SELF, [...argv, ...passOn()], { timeoutMs: 60_000 })
+    if (result.rebuilding === undefined) return result
+    if (attempt === 3) throw new Error(`${id}: ${result.rebuilding}`)
+    process.stderr.write(`${id}: a package was being rebuilt; starting the child again\n`)
+    await new Promise((r) => setTimeout(r, 5000))
+  }
+}
 const passOn = () => (args.pipelining ? ['--pipelining', args.pipelining] : [])
 
 async function main() {
   await ensureReady()
   const started = Date.now()
+  const loadAtStart = os.loadavg()[0]
   const samples = Object.fromEntries(CONTENDERS.map((id) => [id, { 1: [], 256: [] }]))
+  const cpuSamples = Object.fromEntries(CONTENDERS.map((id) => [id, { 1: [], 256: [] }]))
   for (let round = 0; round < CONFIG.rounds; round++) {
     const order = round % 2 === 0 ? CONTENDERS : [...CONTENDERS].reverse()
     for (const id of order) {
       const result = await run('throughput', id)
-      for (const inFlight of CONFIG.inFlight) samples[id][inFlight].push(result[inFlight].perSecond)
+      for (const inFlight of CONFIG.inFlight) {
+        samples[id][inFlight].push(result[inFlight].perSecond)
+        cpuSamples[id][inFlight].push(result[inFlight].cpuUs)
+      }
       process.stderr.write(
         `round ${round + 1} ${id.padEnd(18)} ${CONFIG.inFlight.map((n) => `${n}: ${fmtCount(result[n].perSecond)}/s`).join('  ')}\n`,
       )
@@ -386,13 +432,60 @@ async function main() {
       Object.fromEntries(CONFIG.inFlight.map((n) => [n, summarize(samples[id][n])])),
     ]),
   )
+  const cpu = Object.fromEntries(
+    CONTENDERS.map((id) => [
+      id,
+      Object.fromEntries(CONFIG.inFlight.map((n) => [n, summarize(cpuSamples[id][n])])),
+    ]),
+  )
   const fastestPeer = Object.fromEntries(
     CONFIG.inFlight.map((n) => {
-      const best = Object.keys(PEERS).reduce((a, b) => (stats[a][n].median >= stats[b][n].median ? a : b))
+      const best = CONTENDERS.filter(isPeer).reduce((a, b) =>
+        stats[a][n].median >= stats[b][n].median ? a : b,
+      )
       return [n, { id: best, perSecond: stats[best][n].median }]
     }),
   )
   const ratio = (id, n) => stats[id][n].median / fastestPeer[n].perSecond
+  // Each client side by side: every store on ioredis and on node-redis, each against rate-limit-redis on the
+  // same client at the same concurrency.
+  const SIDE_BY_SIDE = [...Object.keys(FLOODGATE), 'rate-limit-redis']
+  const onClient = (store, library) => (library === 'ioredis' ? store : `${store}${NODE_REDIS}`)
+  const vsRlr = (store, library, n) =>
+    stats[onClient(store, library)][n].median / stats[onClient('rate-limit-redis', library)][n].median
+  const byClient = Object.fromEntries(
+    SIDE_BY_SIDE.map((store) => [
+      store,
+      Object.fromEntries(
+        ['ioredis', 'node-redis'].map((library) => [
+          library,
+          Object.fromEntries(
+            CONFIG.inFlight.map((n) => [
+              n,
+              {
+                perSecond: stats[onClient(store, library)][n].median,
+                vsRateLimitRedisSameClient: vsRlr(store, library, n),
+                clientCpuUsPerDecision: cpu[onClient(store, library)][n].median,
+              },
+            ]),
+          ),
+        ]),
+      ),
+    ]),
+  )
+  const sideCell = (store, library, n) => {
+    const { median, spread } = stats[onClient(store, library)][n]
+    const vs = store === 'rate-limit-redis' ? '' : ` · ${fmtRatio(vsRlr(store, library, n))}`
+    return `${fmtCount(median)}/s ${fmtSpread(spread)}${vs}`
+  }
+  const sideRows = SIDE_BY_SIDE.map((store) => [
+    (FLOODGATE[store] ?? PEERS[store]).label,
+    ...CONFIG.inFlight.flatMap((n) => [sideCell(store, 'ioredis', n), sideCell(store, 'node-redis', n)]),
+    ...CONFIG.inFlight.map((n) =>
+      fmtRatio(stats[onClient(store, 'node-redis')][n].median / stats[onClient(store, 'ioredis')][n].median),
+    ),
+    ...['ioredis', 'node-redis'].map((library) => cpu[onClient(store, library)][256].median.toFixed(1)),
+  ])
 
   const rows = CONTENDERS.map((id) => [
     labelOf(id),
@@ -405,7 +498,7 @@ async function main() {
     commands[id].redisUs.toFixed(1),
   ])
   const goal = {
-    oneCommand: Object.keys(FLOODGATE).every((id) => Math.abs(commands[id].sent - 1) < 0.01),
+    oneCommand: CONTENDERS.filter(isFloodgate).every((id) => Math.abs(commands[id].sent - 1) < 0.01),
     fixedWindowAtLeastFastestPeer: ratio('floodgate-fw', 256) >= 1,
     othersWithin10Percent: Object.keys(FLOODGATE).every((id) => ratio(id, 256) >= 0.9),
     blockCache10x: blocked.yes[256].median / blocked.no[256].median >= 10,
@@ -416,7 +509,8 @@ async function main() {
     `Decisions per second against one local Redis (${REDIS.host}:${REDIS.port}), with 1 and with 256 requests in flight, ` +
       `${CONFIG.keys.toLocaleString('en')} keys round robin, every call admitted; each cell is the median of ` +
       `${CONFIG.rounds} interleaved rounds of ${CONFIG.measureMs} ms (± half the spread), each contender in its own ` +
-      `process with its own ioredis client (\`${JSON.stringify(CONFIG.client)}\`). Ratios are to the fastest peer at ` +
+      `process with its own client: ioredis (\`${JSON.stringify(CONFIG.client)}\`) or node-redis (\`createClient()\`, ` +
+      'which pipelines the commands of one tick by itself). Ratios are to the fastest peer at ' +
       `that concurrency (${CONFIG.inFlight.map((n) => `${n} in flight: ${labelOf(fastestPeer[n].id)}`).join('; ')}). ` +
       `Commands per decision from \`INFO commandstats\` deltas over ${CONFIG.commandSample} sequential decisions ` +
       `on ${countedOn}: *sent* is what the client sends (EVALSHA/EVAL), *in script* what the script runs inside ` +
@@ -437,6 +531,30 @@ async function main() {
       rows,
     ),
     '',
+    '### Each client side by side',
+    '',
+    'The same numbers, by client: every store on ioredis and on node-redis, each cell followed by its ratio to ' +
+      'rate-limit-redis on the same client at the same concurrency; then node-redis over ioredis for that ' +
+      'store, and the CPU time (user + system) the contender process spent per decision at 256 in flight ' +
+      '(median of the rounds): what the store and its client cost an app server, which a busy machine ' +
+      "distorts less than the rates. Floodgate sends its node-redis commands without node-redis's own " +
+      "per-command timeout (it bounds every call itself); rate-limit-redis runs with the client's defaults, as " +
+      'its users do (node-redis 6: a 5 s timeout per command, an `AbortSignal` each).',
+    '',
+    mdTable(
+      [
+        'store',
+        ...CONFIG.inFlight.flatMap((n) => [
+          { title: `ioredis, ${n} in flight`, align: 'right' },
+          { title: `node-redis, ${n} in flight`, align: 'right' },
+        ]),
+        ...CONFIG.inFlight.map((n) => ({ title: `node-redis / ioredis, ${n}`, align: 'right' })),
+        { title: 'CPU µs/decision, ioredis', align: 'right' },
+        { title: 'CPU µs/decision, node-redis', align: 'right' },
+      ],
+      sideRows,
+    ),
+    '',
     '### Block cache: one hot key, refused',
     '',
     mdTable(
@@ -454,7 +572,8 @@ async function main() {
       ],
     ),
     '',
-    `Goals: one command per decision ${goal.oneCommand ? 'met' : 'NOT met'}; at 256 in flight the fixed window ` +
+    `Goals: one command per decision (every Floodgate contender, both clients) ${goal.oneCommand ? 'met' : 'NOT met'}; ` +
+      'on ioredis, at 256 in flight the fixed window ' +
       `${goal.fixedWindowAtLeastFastestPeer ? 'is' : 'is NOT'} at least as fast as the fastest peer ` +
       `(${fmtRatio(ratio('floodgate-fw', 256))}), every other algorithm ${goal.othersWithin10Percent ? 'is' : 'is NOT'} ` +
       `within 10% of it (lowest: ${fmtRatio(Math.min(...Object.keys(FLOODGATE).map((id) => ratio(id, 256))))}); the block ` +
@@ -467,7 +586,9 @@ async function main() {
       'first hit) and read no clock. On a shared 2-core machine these numbers move by tens of per cent from ' +
       'run to run: compare within a run, and mind the spread.',
     '',
-    `Measured with \`${commandLine()}\` in ${Math.round((Date.now() - started) / 1000)} s.${quick ? ' (--quick: numbers not representative.)' : ''}`,
+    `Measured with \`${commandLine()}\` in ${Math.round((Date.now() - started) / 1000)} s, load average ` +
+      `${loadAtStart.toFixed(1)} at the start and ${os.loadavg()[0].toFixed(1)} at the end on ${os.cpus().length} cores.` +
+      `${quick ? ' (--quick: numbers not representative.)' : ''}`,
   ].join('\n')
   const json = {
     meta: { ...machine(), command: commandLine(), config: CONFIG, quick, keysRemoved: removed },
@@ -479,13 +600,19 @@ async function main() {
           ...Object.fromEntries(
             CONFIG.inFlight.map((n) => [
               n,
-              { ...stats[id][n], samples: samples[id][n], vsFastestPeer: ratio(id, n) },
+              {
+                ...stats[id][n],
+                samples: samples[id][n],
+                vsFastestPeer: ratio(id, n),
+                clientCpuUsPerDecision: cpu[id][n],
+              },
             ]),
           ),
         },
       ]),
     ),
     fastestPeer,
+    byClient,
     commandsPerDecision: { countedOn, ...commands },
     blockCache: blocked,
     goals: goal,
@@ -495,5 +622,16 @@ async function main() {
   console.log(`\nwrote ${files.md} and ${files.json}`)
 }
 
-if (args.child) await child()
-else await main()
+if (args.child) {
+  await child().catch((error) => {
+    if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error
+    sendResult({ rebuilding: error.message })
+    process.exit(0) // its client may be connected already
+  })
+} else {
+  // A run that fails half-way still deletes the keys it made.
+  await main().catch(async (error) => {
+    await cleanUp().catch(() => {})
+    throw error
+  })
+}
