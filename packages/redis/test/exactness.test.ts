@@ -1,11 +1,10 @@
 import { type ChildProcess, fork } from 'node:child_process'
-import { rmSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { type RedisCluster, requireSharedRedis, startRedisCluster } from '@floodgate/testkit'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisStore } from '../src/index.js'
 import type { FireOrder } from './fixtures/fire.js'
+import { bundleFixture } from './fixtures/fork-fixture.js'
 import { CLIENT_NAMES, type ClientName, openClient, type Target, TEST_DB, testPrefix } from './helpers.js'
 
 // Four separate Node processes (four "API servers"), each firing 250 concurrent requests at one key whose
@@ -13,8 +12,8 @@ import { CLIENT_NAMES, type ClientName, openClient, type Target, TEST_DB, testPr
 // shared standalone Redis and on a 3-master Cluster this file starts. The child is bundled from
 // fixtures/fire.ts (the RedisStore's TypeScript sources, no build needed) into node_modules, where it finds
 // both clients; four children per client serve both deployments.
-const outDir = fileURLToPath(new URL('../node_modules/.floodgate-test/', import.meta.url))
-const child = `${outDir}fire.mjs`
+let removeBundle = () => {}
+const children: Record<ClientName, ChildProcess[]> = { ioredis: [], 'node-redis': [] }
 const PROCESSES = 4
 const REQUESTS = 250
 const base = testPrefix('exact')
@@ -36,31 +35,11 @@ beforeAll(async () => {
   const { host, port } = await requireSharedRedis()
   standalone = { host, port, db: TEST_DB }
   cluster = await startRedisCluster({ masters: 3 })
-  const { build } = await import('tsup')
-  await build({
-    entry: { fire: fileURLToPath(new URL('./fixtures/fire.ts', import.meta.url)) },
-    outDir,
-    format: ['esm'],
-    platform: 'node',
-    target: 'node20',
-    outExtension: () => ({ js: '.mjs' }),
-    noExternal: [/^@floodgate\//],
-    external: ['ioredis', 'redis', 'zod'],
-    esbuildOptions(options) {
-      options.alias = {
-        '@floodgate/core/internal': fileURLToPath(new URL('../../core/src/internal.ts', import.meta.url)),
-        '@floodgate/core': fileURLToPath(new URL('../../core/src/index.ts', import.meta.url)),
-      }
-    },
-    config: false,
-    silent: true,
-    dts: false,
-    clean: false,
-    sourcemap: false,
-  })
+  const { file, remove } = await bundleFixture('fire')
+  removeBundle = remove
   for (const name of CLIENT_NAMES) {
     children[name] = Array.from({ length: PROCESSES }, () =>
-      fork(child, [name], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
+      fork(file, [name], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
     )
   }
   await Promise.all(
@@ -70,14 +49,12 @@ beforeAll(async () => {
   ) // each says when it has loaded
 }, 90_000)
 
-const children: Record<ClientName, ChildProcess[]> = { ioredis: [], 'node-redis': [] }
-
 afterAll(async () => {
   const all = Object.values(children).flat()
   const exited = all.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined))
   for (const c of all) if (c.exitCode === null) c.send({ type: 'exit' })
   await Promise.all(exited)
-  rmSync(outDir, { recursive: true, force: true })
+  removeBundle()
   await cluster?.stop()
   const client = new Redis({ ...(standalone as { host: string; port: number }), db: TEST_DB })
   const keys = await client.keys(`${base}:*`)
