@@ -146,6 +146,7 @@ async function throughput(decide, keys, inFlight, ms) {
   let admitted = 0
   let running = true
   const start = process.hrtime.bigint()
+  const cpu = process.cpuUsage()
   const deadline = start + BigInt(Math.round(ms * 1e6))
   const worker = async () => {
     while (running) {
@@ -156,7 +157,8 @@ async function throughput(decide, keys, inFlight, ms) {
   }
   await Promise.all(Array.from({ length: inFlight }, worker))
   const seconds = Number(process.hrtime.bigint() - start) / 1e9
-  return { perSecond: calls / seconds, calls, admitted }
+  const used = process.cpuUsage(cpu)
+  return { perSecond: calls / seconds, calls, admitted, nodeUs: (used.user + used.system) / calls }
 }
 
 const keyList = () => Array.from({ length: CONFIG.keys }, (_, i) => `198.51.${(i >> 8) & 255}.${i & 255}`)
@@ -285,6 +287,7 @@ async function main() {
   const started = Date.now()
   const loadBefore = machine().loadavg
   const samples = Object.fromEntries(CONTENDERS.map((id) => [id, { 1: [], 64: [] }]))
+  const nodeUs = Object.fromEntries(CONTENDERS.map((id) => [id, []]))
   let costs
   let hot
   try {
@@ -293,6 +296,7 @@ async function main() {
       for (const id of order) {
         const result = await run(id)
         for (const n of CONFIG.inFlight) samples[id][n].push(result[n].perSecond)
+        nodeUs[id].push(result[64].nodeUs)
         process.stderr.write(
           `round ${round + 1} ${id.padEnd(22)} ${CONFIG.inFlight.map((n) => `${n}: ${fmtCount(result[n].perSecond)}/s`).join('  ')}\n`,
         )
@@ -318,6 +322,7 @@ async function main() {
     labelOf(id),
     ...CONFIG.inFlight.map((n) => `${fmtCount(rateOf(id, n))}/s ${fmtSpread(stats[id][n].spread)}`),
     `${(1e6 / rateOf(id, 1)).toFixed(0)} µs`,
+    median(nodeUs[id]).toFixed(0),
     costs[id].ms.toFixed(3),
     String(costs[id].buffers),
     String(costs[id].walRecords),
@@ -336,7 +341,8 @@ async function main() {
       `with 1 and with 64 requests in flight, ${CONFIG.keys.toLocaleString('en')} keys round robin, every call admitted; ` +
       `each cell is the median of ${CONFIG.rounds} interleaved rounds of ${CONFIG.measureMs} ms (± half the spread), each ` +
       `contender in its own process on its own \`pg\` Pool of ${CONFIG.poolMax} connections, in a schema of its own. ` +
-      '*Latency* is the time per decision at 1 in flight. The server-side columns come from ' +
+      '*Latency* is the time per decision at 1 in flight; *Node µs* the CPU time the app process spends per decision ' +
+      '(at 64 in flight: the driver, the pool and the store). The server-side columns come from ' +
       '`EXPLAIN (ANALYZE, BUFFERS, WAL)` of the statement each store sends for one consume on a key it holds ' +
       `(median of ${CONFIG.explainSamples}, rolled back): execution time, shared buffers touched, WAL records and ` +
       "bytes. *HOT* is the share of the table's updates during the run that touched no index (`pg_stat_user_tables`).",
@@ -346,6 +352,7 @@ async function main() {
         'store',
         ...CONFIG.inFlight.map((n) => ({ title: `${n} in flight`, align: 'right' })),
         { title: 'latency', align: 'right' },
+        { title: 'Node µs', align: 'right' },
         { title: 'server ms', align: 'right' },
         { title: 'buffers', align: 'right' },
         { title: 'WAL records', align: 'right' },
@@ -398,6 +405,7 @@ async function main() {
       ...Object.fromEntries(CONFIG.inFlight.map((n) => [n, pairRatio(a, b, n)])),
     })),
     serverCost: costs,
+    nodeCpuUsPerDecision: Object.fromEntries(CONTENDERS.map((id) => [id, median(nodeUs[id])])),
     hotUpdateShare: hot,
   }
   const files = writeResults('postgres', md, json)
