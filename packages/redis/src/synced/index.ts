@@ -1,5 +1,5 @@
 export { type OvershootBoundParts, overshootBound } from './bound.js'
 export type { SyncErrorEvent, SyncedStoreOptions, SyncTimers } from './options.js'
-export type { SyncStats } from './sync-loop.js'
 export { SYNCED_SCRIPTS } from './sync-script.js'
+export type { SyncStats } from './sync-stats.js'
 export { type SyncedDecision, type SyncedSource, SyncedStore } from './synced-store.js'

@@ -125,71 +125,74 @@ export const SYNCED_SCRIPTS: readonly Script[] = [SYNC, FLEET]
 /** One key of a sync call. */
 export interface SyncItem {
   readonly kind: WindowKind
-  readonly windowMs: number
+  /** The key's window, in ms, as text. */
+  readonly windowArg: string
   readonly deltas: WindowDeltas
 }
 
-/** The ARGV of one sync call (the KEYS are the items' Redis keys, in the same order). */
+/** KEYS then ARGV of one sync call, in one array: the items' Redis keys, then their arguments. */
 export function syncArgs(parts: {
   binary: boolean
   now: number | undefined
   grace: number
+  keys: readonly string[]
   items: readonly SyncItem[]
 }): string[] {
-  const args = [
-    parts.binary ? 'b' : 't',
-    parts.now === undefined ? '' : String(parts.now),
-    String(parts.grace),
-  ]
+  const args = [...parts.keys]
+  args.push(parts.binary ? 'b' : 't', parts.now === undefined ? '' : String(parts.now), String(parts.grace))
   for (const item of parts.items) {
-    args.push(item.kind.code, String(item.windowMs))
-    const pairs: string[] = []
+    args.push(item.kind.code, item.windowArg)
+    let pairs = 0
     item.deltas.forEach((start, amount) => {
-      pairs.push(String(start), String(amount))
+      args.push(String(start), String(amount))
+      pairs++
     })
-    while (pairs.length < 4) pairs.push('')
-    args.push(...pairs)
+    for (; pairs < 2; pairs++) args.push('', '')
   }
   return args
-}
-
-/** What a sync call read back: the clock it used and each key's state (undefined: nothing stored). */
-export interface SyncReply {
-  readonly now: number
-  readonly states: readonly (Float64Array | undefined)[]
 }
 
 const asText = (part: unknown): string | undefined =>
   typeof part === 'string' ? part : Buffer.isBuffer(part) ? part.toString('latin1') : undefined
 
-/** Parse one key's state: raw doubles (binary), `%.17g` numbers (text), or empty. Throws on anything else. */
-function parseState(part: unknown, size: number, binary: boolean): Float64Array | undefined {
-  if (binary && Buffer.isBuffer(part)) {
-    if (part.length === 0) return undefined
-    if (part.length !== size * 8) throw new TypeError(`a state of ${part.length} bytes`)
-    const state = new Float64Array(size)
-    for (let i = 0; i < size; i++) state[i] = part.readDoubleLE(i * 8)
-    return state
-  }
+/** Whether `part` is a state this reply format can hold: raw doubles (binary), `%.17g` numbers (text) or empty. */
+function stateOk(part: unknown, size: number, binary: boolean): boolean {
+  if (binary && Buffer.isBuffer(part)) return part.length === 0 || part.length === size * 8
   const text = asText(part)
-  if (text === undefined) throw new TypeError(`a state of type ${typeof part}`)
-  if (text === '') return undefined
-  const fields = text.split(' ').map(Number)
-  if (fields.length !== size || fields.some((n) => !Number.isFinite(n)))
-    throw new TypeError(`state '${text}'`)
-  return Float64Array.from(fields)
+  if (text === undefined) return false
+  if (text === '') return true
+  const fields = text.split(' ')
+  return fields.length === size && fields.every((f) => Number.isFinite(Number(f)))
 }
 
-/** Parse a sync reply for `items`; throws (the sync then counts as failed) on anything unexpected. */
+/** Write a state {@link stateOk} accepted into `target` (all zeros when empty). */
+export function readState(part: unknown, target: Float64Array, binary: boolean): void {
+  if (binary && Buffer.isBuffer(part)) {
+    if (part.length === 0) target.fill(0)
+    else for (let i = 0; i < target.length; i++) target[i] = part.readDoubleLE(i * 8)
+    return
+  }
+  const text = asText(part)!
+  if (text === '') target.fill(0)
+  else target.set(text.split(' ').map(Number))
+}
+
+/** A sync reply, checked: the clock the script used, and one state per item (see {@link readState}). */
+export interface SyncReply {
+  readonly now: number
+  readonly states: readonly unknown[]
+}
+
+/** Check a sync reply for `items`; throws (the sync then counts as failed) on anything unexpected. */
 export function parseSyncReply(reply: unknown, items: readonly SyncItem[], binary: boolean): SyncReply {
   if (!Array.isArray(reply) || reply.length !== items.length + 1) {
     throw new TypeError(`Unexpected reply from the sync script: ${String(reply).slice(0, 80)}`)
   }
   const now = Number(asText(reply[0]))
   if (!Number.isFinite(now)) throw new TypeError('Unexpected clock in the sync reply')
-  try {
-    return { now, states: items.map((item, i) => parseState(reply[i + 1], item.kind.stateSize, binary)) }
-  } catch (error) {
-    throw new TypeError(`Unexpected reply from the sync script: ${(error as Error).message}`)
-  }
+  const states = reply.slice(1)
+  const bad = states.findIndex((part, i) => !stateOk(part, items[i]!.kind.stateSize, binary))
+  if (bad !== -1)
+    throw new TypeError(`Unexpected state in the sync reply: ${String(states[bad]).slice(0, 80)}`)
+  return { now, states }
 }

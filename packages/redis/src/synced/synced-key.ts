@@ -15,8 +15,10 @@ import type { WindowKind } from './window-kinds.js'
 export class SyncedKey {
   readonly known: Float64Array
   readonly view: Float64Array
-  readonly pending = new WindowDeltas()
+  pending = new WindowDeltas()
   inflight: WindowDeltas | undefined
+  /** The buffer the next sync's pending units go to (two buffers take turns: no allocation per sync). */
+  private spare = new WindowDeltas()
   /** When (local clock) the last read landed; -Infinity before the first. */
   readAt = Number.NEGATIVE_INFINITY
   unacked = 0
@@ -27,10 +29,23 @@ export class SyncedKey {
   slot: number | undefined
   /** Whether it is queued for the next sync. */
   queued = false
+  /** Whether it is about to be read on its own (a new key). */
+  reading = false
   /** Requests waiting for the key's first read. */
   waiters: (() => void)[] | undefined
   /** Set when the key was reset or forgotten: a reply still in flight no longer applies to it. */
   detached = false
+  /**
+   * What the allowance still covers, as last computed, for decisions in the window [budgetStart, budgetEnd)
+   * made online (`budgetOnline`) with `budgetProcesses` processes: a lower bound of the allowance left (it only
+   * grows with time within a window), so a request it covers may be admitted at once; one it does not is
+   * decided the long way. Anything that changes what the allowance is computed from resets it.
+   */
+  budget = 0
+  budgetStart = Number.NaN
+  budgetEnd = Number.NaN
+  budgetOnline = true
+  budgetProcesses = 0
 
   constructor(
     readonly key: string,
@@ -46,6 +61,14 @@ export class SyncedKey {
     return this.algorithm.windowMs
   }
 
+  /** The window in ms as the sync script takes it. */
+  get windowArg(): string {
+    this.windowText ??= String(this.algorithm.windowMs)
+    return this.windowText
+  }
+
+  private windowText: string | undefined
+
   /** Units admitted locally at window `start` (the view already counts them). */
   admitted(start: number, amount: number): void {
     this.count(start, amount)
@@ -56,7 +79,18 @@ export class SyncedKey {
     this.count(start, -amount)
   }
 
+  /** `amount` units of allowance left in the window starting at `start` (see {@link budget}). */
+  setBudget(start: number, amount: number, online: boolean, processes: number): void {
+    this.budget = amount
+    this.budgetStart = start
+    this.budgetEnd = start + this.windowMs
+    this.budgetOnline = online
+    this.budgetProcesses = processes
+  }
+
   private count(start: number, amount: number): void {
+    if (amount > 0 && start === this.budgetStart) this.budget -= amount
+    else this.budgetStart = Number.NaN
     this.pending.add(start, amount)
     if (this.unackedStart !== start) {
       this.unackedStart = start
@@ -74,6 +108,7 @@ export class SyncedKey {
 
   /** Units admitted at window `start` through Redis (already in Redis: known, not pending). */
   admittedInRedis(start: number, amount: number): void {
+    this.budgetStart = Number.NaN
     this.kind.merge(this.known, start, amount, this.windowMs)
   }
 
@@ -84,8 +119,8 @@ export class SyncedKey {
 
   /** A sync takes the pending units. */
   sent(): WindowDeltas {
-    const deltas = new WindowDeltas()
-    deltas.addAll(this.pending)
+    const deltas = this.pending
+    this.pending = this.spare
     this.pending.clear()
     this.inflight = deltas
     this.sinceSend = 0
@@ -93,10 +128,13 @@ export class SyncedKey {
     return deltas
   }
 
-  /** The sync in flight read `state` back (undefined: nothing stored), landing at `at` (local clock). */
-  synced(state: Float64Array | undefined, at: number): void {
-    if (state) this.known.set(state)
-    else this.known.fill(0)
+  /**
+   * The sync in flight read the key's state back (`known` holds it now), landing at `at` (local clock): it now
+   * knows what Redis holds.
+   */
+  synced(at: number): void {
+    this.budgetStart = Number.NaN
+    if (this.inflight) this.spare = this.inflight
     this.inflight = undefined
     this.readAt = at
     this.unacked = this.sinceSend
@@ -106,7 +144,10 @@ export class SyncedKey {
 
   /** The sync in flight failed: its units are pending again. */
   unsent(): void {
-    if (this.inflight) this.pending.addAll(this.inflight)
+    if (this.inflight) {
+      this.pending.addAll(this.inflight)
+      this.spare = this.inflight
+    }
     this.inflight = undefined
   }
 

@@ -11,29 +11,38 @@ import {
   unrefTimers,
 } from './options.js'
 import { ServerClock } from './server-clock.js'
-import { emptyStats, SyncLoop, type SyncStats } from './sync-loop.js'
+import { SyncLoop } from './sync-loop.js'
+import { emptyStats, type SyncStats } from './sync-stats.js'
 import { SyncedKey } from './synced-key.js'
 import { windowKindOf, windowStart } from './window-kinds.js'
 
-/** Where a SyncedStore decision came from: counted locally, decided by Redis, or counted locally while Redis was down. */
-export type SyncedSource = 'local' | 'offline' | Extract<DecisionSource, 'redis' | 'block-cache'>
+/**
+ * Where a SyncedStore decision came from, when it was not counted locally with Redis reachable: decided by the
+ * RedisStore (`'redis'`, `'block-cache'`), or counted locally while Redis was unreachable (`'offline'`).
+ */
+export type SyncedSource = 'offline' | Extract<DecisionSource, 'redis' | 'block-cache'>
 
-/** A decision that says where it came from. */
+/**
+ * A SyncedStore decision. Counted locally (the common case, and the fast one): no `source`; otherwise `source`
+ * says where it came from. `stats` counts both.
+ */
 export interface SyncedDecision extends Decision {
-  source: SyncedSource
+  source?: SyncedSource
 }
 
 /** After a failed sync, how long (ms) Redis is left alone before the next try (once the client is connected). */
 const RETRY_AFTER_FAILURE_MS = 1000
-/** A key not read for this many sync intervals is read again before it is decided locally. */
-const STALE_AFTER_SYNCS = 3
 /** How long (in sync intervals, at least 5 s) a process that stopped syncing is still counted. */
 const FLEET_HORIZON_SYNCS = 20
 const FLEET_HORIZON_MIN_MS = 5000
+/** How many decisions may use one reading of whether Redis is reachable. */
+const ONLINE_CHECK_EVERY = 64
 /** Float noise forgiven when a cost is compared with an allowance (costs are multiples of 1/1024). */
 const CAP_EPSILON = 1e-9
 
-const tagged = (decision: Decision, source: SyncedSource): SyncedDecision => {
+/** Say where a decision came from; a decision counted locally online says nothing (one property less to add). */
+const tagged = (decision: Decision, source: SyncedSource | 'local'): SyncedDecision => {
+  if (source === 'local') return decision
   const out = decision as SyncedDecision
   out.source = source
   return out
@@ -71,6 +80,10 @@ export class SyncedStore implements Store {
   private readonly onError: ParsedSyncedOptions['onError']
   private readonly counters = emptyStats()
   private lastNow: number | undefined
+  private onlineNow = true
+  private onlineChecks = 0
+  private lastAlgorithm: Algorithm | undefined
+  private lastTable: Map<string, SyncedKey> | undefined
   private size = 0
   private closed = false
 
@@ -93,7 +106,6 @@ export class SyncedStore implements Store {
     )
     this.loop = new SyncLoop({
       runner: this.runner,
-      isCluster: this.runner.isCluster,
       syncEveryMs: this.syncEveryMs,
       timers: o.timers ?? unrefTimers,
       local: this.local,
@@ -128,12 +140,21 @@ export class SyncedStore implements Store {
     cost: number,
     now?: number,
   ): SyncedDecision | Promise<SyncedDecision> {
+    // The common case first: a key this process holds and has read.
+    const table = algorithm === this.lastAlgorithm ? this.lastTable : undefined
+    const known = table?.get(key)
+    if (known !== undefined && known.readAt !== Number.NEGATIVE_INFINITY) {
+      return this.decide(known, cost, now, this.online())
+    }
     if (this.closed) return this.store.consume(algorithm, key, cost, now) as Promise<SyncedDecision>
     const entry = this.entry(algorithm, key)
     if (entry instanceof Promise) return entry.then(() => this.consume(algorithm, key, cost, now))
-    if (this.isFresh(entry) || !this.online()) return this.decide(entry, cost, now, false)
+    const online = this.online()
+    if (!online || this.wasRead(entry)) return this.decide(entry, cost, now, online)
     this.counters.waited++
-    return this.loop.read(entry).then(() => this.decide(entry, cost, now, !this.isFresh(entry)))
+    return this.loop
+      .read(entry)
+      .then(() => this.decide(entry, cost, now, this.online() && this.wasRead(entry)))
   }
 
   /** Atomic over all items when every one can be decided locally; otherwise one by one, giving back on a refusal. */
@@ -161,10 +182,10 @@ export class SyncedStore implements Store {
     if (entry instanceof Promise) return entry.then(() => this.peek(algorithm, key, cost, now))
     const decide = () => {
       this.loop.enqueue(entry)
-      const source = this.isFresh(entry) && this.online() ? 'local' : 'offline'
+      const source = this.wasRead(entry) && this.online() ? 'local' : 'offline'
       return tagged(algorithm.peek(entry.view, 0, this.timeOf(now), cost), source)
     }
-    if (this.isFresh(entry) || !this.online()) return decide()
+    if (this.wasRead(entry) || !this.online()) return decide()
     return this.loop.read(entry).then(decide)
   }
 
@@ -209,11 +230,15 @@ export class SyncedStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    this.lastAlgorithm = undefined
+    this.lastTable = undefined
     this.loop.stop()
     await this.loop.sync()
     if (this.fleet.counting && this.online()) await this.loop.heartbeat('leave')
     for (const table of this.tables.values()) for (const entry of table.values()) entry.detached = true
     this.tables.clear()
+    this.lastAlgorithm = undefined
+    this.lastTable = undefined
     this.size = 0
     await this.store.close()
   }
@@ -225,7 +250,11 @@ export class SyncedStore implements Store {
 
   /** The key's entry; a promise while the key is being reset. */
   private entry(algorithm: Algorithm, key: string): SyncedKey | Promise<void> {
-    let table = this.tables.get(algorithm.id)
+    let table = algorithm === this.lastAlgorithm ? this.lastTable : this.tables.get(algorithm.id)
+    if (table && algorithm !== this.lastAlgorithm) {
+      this.lastAlgorithm = algorithm
+      this.lastTable = table
+    }
     const found = table?.get(key)
     if (found) return found
     const kind = windowKindOf(algorithm)
@@ -235,6 +264,8 @@ export class SyncedStore implements Store {
     if (!table) {
       table = new Map()
       this.tables.set(algorithm.id, table)
+      this.lastAlgorithm = algorithm
+      this.lastTable = table
     }
     if (this.size >= this.maxKeys) this.evict()
     const entry = new SyncedKey(key, rkey, algorithm, kind)
@@ -269,12 +300,21 @@ export class SyncedStore implements Store {
     for (const resolve of waiters ?? []) resolve()
   }
 
-  private isFresh(entry: SyncedKey): boolean {
-    return this.local() - entry.readAt <= STALE_AFTER_SYNCS * this.syncEveryMs
+  /**
+   * Whether `entry` may be decided from what it knows: it has been read once. A key used again after a pause is
+   * decided from its last read (at most one allowance, as always) and read again at the next sync; waiting for
+   * a read there would make a busy process slower the busier it gets.
+   */
+  private wasRead(entry: SyncedKey): boolean {
+    return entry.readAt !== Number.NEGATIVE_INFINITY
   }
 
+  /** Whether Redis may be called: asked of the circuit once every 64 decisions (and after every failure). */
   private online(): boolean {
-    return this.circuit.allows() && !this.store.degraded
+    if (this.onlineChecks-- > 0) return this.onlineNow
+    this.onlineChecks = ONLINE_CHECK_EVERY
+    this.onlineNow = this.circuit.allows() && !this.store.degraded
+    return this.onlineNow
   }
 
   /** The decision time: the limiter's when it passes one, else the Redis server's clock as estimated here. */
@@ -297,19 +337,34 @@ export class SyncedStore implements Store {
     return (ceiling - others) / this.processes + CAP_EPSILON
   }
 
+  /** Decide from what `entry` knows; `online`: Redis is reachable and the key was read recently. */
   private decide(
     entry: SyncedKey,
     cost: number,
     now: number | undefined,
-    forceOffline: boolean,
+    online: boolean,
   ): SyncedDecision | Promise<SyncedDecision> {
     const { algorithm } = entry
     const t = this.timeOf(now)
-    const start = windowStart(t, entry.windowMs)
     this.loop.enqueue(entry)
-    const online = !forceOffline && this.online() && this.isFresh(entry)
     const source = online ? 'local' : 'offline'
+    if (
+      cost <= entry.budget &&
+      t >= entry.budgetStart &&
+      t < entry.budgetEnd &&
+      online === entry.budgetOnline &&
+      entry.budgetProcesses === this.processes
+    ) {
+      // The allowance, as last computed in this window, still covers it.
+      const decision = algorithm.consume(entry.view, 0, t, cost)
+      if (decision.allowed) entry.admitted(entry.budgetStart, cost)
+      if (online) this.counters.local++
+      else this.counters.offline++
+      return tagged(decision, source)
+    }
+    const start = windowStart(t, entry.windowMs)
     const cap = this.capOf(entry, t, start, online)
+    entry.setBudget(start, cap - entry.unackedAt(start), online, this.processes)
     if (entry.unackedAt(start) + cost <= cap) {
       const decision = algorithm.consume(entry.view, 0, t, cost)
       if (decision.allowed) entry.admitted(start, cost)
@@ -345,7 +400,7 @@ export class SyncedStore implements Store {
       (decision) => {
         if (decision.source !== 'redis' && decision.source !== 'block-cache') {
           this.counters.exact--
-          return this.decide(entry, cost, now, true)
+          return this.decide(entry, cost, now, false)
         }
         if (!decision.allowed) return decision as SyncedDecision
         const start = windowStart(t, entry.windowMs)
@@ -356,7 +411,7 @@ export class SyncedStore implements Store {
       },
       () => {
         this.counters.exact--
-        return this.decide(entry, cost, now, true)
+        return this.decide(entry, cost, now, false)
       },
     )
   }
@@ -367,7 +422,7 @@ export class SyncedStore implements Store {
     const entries: SyncedKey[] = []
     for (const item of items) {
       const entry = this.entry(item.algorithm, item.key)
-      if (entry instanceof Promise || !this.isFresh(entry) || entries.includes(entry)) return undefined
+      if (entry instanceof Promise || !this.wasRead(entry) || entries.includes(entry)) return undefined
       entries.push(entry)
     }
     const t = this.timeOf(now)
@@ -389,6 +444,7 @@ export class SyncedStore implements Store {
 
   private failed(failure: CallFailure, keys: number): void {
     if (failure.outage) this.circuit.trip()
+    this.onlineChecks = 0
     if (!this.onError) return
     const error = failure.error instanceof Error ? failure.error : new Error(String(failure.error))
     try {

@@ -1,0 +1,36 @@
+/** Counters of what a SyncedStore did, for tests, benchmarks and dashboards. */
+export interface SyncStats {
+  /** Sync rounds completed: the regular ones (every `syncEvery`) and the reads of new keys. */
+  syncs: number
+  /** Sync script calls sent (one per Cluster slot and per 256 keys, per round). */
+  calls: number
+  /** Keys sent, over all syncs. */
+  keysSynced: number
+  /** Sync calls that failed (their counts were kept and sent again). */
+  failedCalls: number
+  /** Decisions made locally with Redis reachable. */
+  local: number
+  /** Decisions made by the RedisStore's script (near the limit). */
+  exact: number
+  /** Decisions made locally while Redis was unreachable. */
+  offline: number
+  /** Decisions that waited for their key to be read (new, or left alone for a while). */
+  waited: number
+  /**
+   * The longest time from sending one regular sync to the reply of the next, over back-to-back syncs: the
+   * longest a local admission stayed unreported, the `D` of the overshoot bound.
+   */
+  longestSyncGapMs: number
+}
+
+export const emptyStats = (): SyncStats => ({
+  syncs: 0,
+  calls: 0,
+  keysSynced: 0,
+  failedCalls: 0,
+  local: 0,
+  exact: 0,
+  offline: 0,
+  waited: 0,
+  longestSyncGapMs: 0,
+})
