@@ -11,3 +11,4 @@ export { ALL_SCRIPTS, CONSUME_ALL, SCRIPTS, type Script } from './scripts/index.
 export { RedisStore } from './store.js'
 export * from './synced/index.js'
 export type { DecisionSource, RedisDecision } from './wire.js'
+export * from './queue/index.js'

@@ -1,0 +1,6 @@
+export { QueueError, type QueueErrorCode } from './errors.js'
+export { type QueueAnswer, queueAnswer } from './http-answer.js'
+export type { BlockingClient, QueueClient, RedisQueueLaneOptions, RedisQueueOptions } from './options.js'
+export { createRedisQueue, type EnqueueResult, type JobStatus, type RedisQueue } from './queue.js'
+export { QUEUE_SCRIPTS } from './scripts/index.js'
+export type { Job, QueueWorker, WorkerOptions, WorkerTimers } from './worker.js'
