@@ -96,7 +96,8 @@ const schema = z.strictObject({
 export function createLimiter(options: LimiterOptions): Limiter {
   const parsed = parseOptions(schema, options, 'createLimiter')
   const { algorithm, name, clock } = parsed
-  const store = parsed.store ?? new MemoryStore()
+  const store: Store = parsed.store ?? new MemoryStore()
+  store.checkAlgorithm?.(algorithm)
   const scope = parsed.prefix === '' ? '' : `${parsed.prefix}:`
 
   const keyOf = (key: string): string => {

@@ -99,4 +99,10 @@ export interface Store {
   refund(algorithm: Algorithm, key: string, cost: number, now?: number): Awaitable<void>
   reset(algorithm: Algorithm, key: string): Awaitable<void>
   close(): Awaitable<void>
+  /**
+   * Throw a `RateLimitConfigError` when this store cannot run `algorithm` (a store that counts windows only,
+   * say). Optional: the limiter and the middleware call it once per policy when they are created, so that such a
+   * policy fails at creation, never on a request.
+   */
+  checkAlgorithm?(algorithm: Algorithm): void
 }

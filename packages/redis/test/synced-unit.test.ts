@@ -333,3 +333,13 @@ describe('SyncedStore: allowances and exactness near the limit', () => {
     expect((await store.peek(a, 'all-a', 1, start)).remaining).toBe(5)
   })
 })
+
+describe('SyncedStore: algorithms it cannot count fail at creation', () => {
+  it('createLimiter with a token bucket on a SyncedStore throws a RateLimitConfigError when created', () => {
+    const { store } = synced({ name: 'creation' })
+    expect(() => createLimiter({ algorithm: tokenBucket({ capacity: 5, refillRate: 1 }), store })).toThrow(
+      RateLimitConfigError,
+    )
+    expect(() => createLimiter({ algorithm: slidingWindowCounter({ limit: 5, window: '1s' }), store })).not.toThrow()
+  })
+})
