@@ -137,7 +137,7 @@ describe('createRedisQueue on one Redis', () => {
   it('a lease that runs out (the worker hung) hands the job to another worker', async () => {
     let now = Date.UTC(2026, 0, 1)
     const name = queueName('lease')
-    const options = { client, name, queues: SEED_LANES, lease: '10s', clock: () => now }
+    const options: RedisQueueOptions = { client, name, queues: SEED_LANES, lease: '10s', clock: () => now }
     const queue = createRedisQueue(options)
     const [id] = await fill(queue, 'premium', 1)
     const hung = heldHandler()
