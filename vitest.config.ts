@@ -20,6 +20,9 @@ export default defineConfig({
       '@floodgate/client': pkg('client'),
       '@floodgate/simulator': pkg('simulator'),
       '@floodgate/postgres': pkg('postgres'),
+      '@floodgate/metrics/prometheus': pkg('metrics', 'prometheus'),
+      '@floodgate/metrics/opentelemetry': pkg('metrics', 'opentelemetry'),
+      '@floodgate/metrics': pkg('metrics'),
     },
   },
   test: {

@@ -42,6 +42,23 @@ export type { ResponseFormat } from './http/responses.js'
 export type { Usage, UsageReport } from './http/usage.js'
 export type { WarningName } from './http/warnings.js'
 export { type ConsumeOptions, createLimiter, type Limiter, type LimiterOptions } from './limiter.js'
+export {
+  type BoundCounter,
+  type BoundHistogram,
+  DECISION_OUTCOMES,
+  type DecisionOutcome,
+  METRICS,
+  type MetricDefinition,
+  type MetricId,
+  type MetricKind,
+  type MetricLabels,
+  type MetricsSink,
+  REQUEST_OUTCOMES,
+  type RequestOutcome,
+  STORE_ERROR_KINDS,
+  type StoreErrorKind,
+  type StoreOperation,
+} from './metrics/index.js'
 export { MemoryStore, type MemoryStoreOptions } from './stores/memory.js'
 export type { FailMode, FailSource, SourcedDecision } from './stores/resilience/fail-mode.js'
 export type { Algorithm, AlgorithmKind, Awaitable, Clock, ConsumeItem, Decision, Store } from './types.js'

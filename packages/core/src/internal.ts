@@ -26,6 +26,23 @@ export {
   type WarningCode,
   warnOnce,
 } from './http/warnings.js'
+export {
+  compileLimiterMetrics,
+  createQueueMetrics,
+  createShedMetrics,
+  createStoreMetrics,
+  DEFAULT_NEAR_LIMIT,
+  errorKind,
+  type FailureKind,
+  metricsSinkSchema,
+  nearLimitSchema,
+  type OutcomeRecorder,
+  type QueueMetrics,
+  requestOutcome,
+  type ShedCause,
+  type ShedMetrics,
+  type StoreMetrics,
+} from './metrics/index.js'
 export { sha256Text } from './store-keys/sha256.js'
 export {
   boundKeyPart,

@@ -1,6 +1,7 @@
 export { type AlgorithmCase, algorithmCases } from './algorithms.js'
 export { describeStoreConformance, type StoreFactory } from './conformance.js'
 export { seededRandom } from './random.js'
+export { type RecordingSink, recordingSink, seriesKey } from './recording-sink.js'
 export {
   freePort,
   pingRedis,

@@ -1,4 +1,5 @@
 import { mostRestrictiveIndex } from '../consume-all.js'
+import { compileLimiterMetrics } from '../metrics/limiter-metrics.js'
 import { MemoryStore } from '../stores/memory.js'
 import type { ConsumeItem, Decision, Store } from '../types.js'
 import { parseOptions } from '../validate.js'
@@ -91,6 +92,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   const requestWarnings = compileRequestWarnings(warnings)
   const plans = o.plans ? compilePlanResolver<N>({ o, report, now: clock ?? Date.now }) : undefined
   const usage = plans ? compileUsageReport<N>({ store, sets, resolver: plans, clock }) : undefined
+  const metrics = o.metrics ? compileLimiterMetrics(o.metrics, Object.keys(o.plans ?? {})) : undefined
   const base = sets.get(undefined, undefined)
   const needsIp = allowList !== undefined || plans !== undefined || base.needsIp
   const refunds = compileRefunds({
@@ -255,8 +257,10 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     release: refunds.release,
     complete: refunds.complete,
     handle(info, previous) {
-      if (previous === undefined) return decideRequest(info)
-      return decideRequest(info).then((result) => refunds.link(result, previous))
+      const decided = decideRequest(info)
+      if (metrics) decided.then(metrics)
+      if (previous === undefined) return decided
+      return decided.then((result) => refunds.link(result, previous))
     },
     writeFailed: answers.writeFailed,
     usage,

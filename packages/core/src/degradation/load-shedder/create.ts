@@ -1,5 +1,6 @@
 import { compileReport } from '../../http/report.js'
 import type { RequestInfo } from '../../http/request-info.js'
+import { createShedMetrics } from '../../metrics/gate-metrics.js'
 import type { Awaitable } from '../../types.js'
 import { parseOptions } from '../../validate.js'
 import { answer } from '../answers.js'
@@ -50,6 +51,7 @@ export function createLoadShedder<N = any>(options: LoadShedderOptions<N>): Load
       ? undefined
       : shedLevel({ classes: classes.length, maxDelayMs: o.maxEventLoopDelay, stepMs: o.step })
   const service = serviceTime()
+  const metrics = createShedMetrics({ sink: o.metrics, classes })
   const passes: PassOutcome[] = classes.map((priority) => ({ kind: 'pass', priority, waitedMs: 0 }))
   let inFlight = 0
 
@@ -60,9 +62,13 @@ export function createLoadShedder<N = any>(options: LoadShedderOptions<N>): Load
     if (level && signal) {
       level.update(signal.delayMs(), now)
       const wait = level.retryMs(index)
-      if (wait > 0) return answer({ reason: 'shed', priority, retryAfterMs: wait, format: o.format })
+      if (wait > 0) {
+        metrics?.shed(index, 'event_loop_delay')
+        return answer({ reason: 'shed', priority, retryAfterMs: wait, format: o.format })
+      }
     }
     if (bounds && inFlight + 1 > bounds[index]!) {
+      metrics?.shed(index, 'in_flight')
       return answer({ reason: 'shed', priority, retryAfterMs: service.meanMs, format: o.format })
     }
     inFlight++

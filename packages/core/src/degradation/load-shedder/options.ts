@@ -1,6 +1,7 @@
 import type { Duration } from '../../duration.js'
 import type { RequestInfo } from '../../http/request-info.js'
 import type { ResponseFormat } from '../../http/responses.js'
+import type { MetricsSink } from '../../metrics/sink.js'
 import type { OverloadSignal } from './event-loop-delay.js'
 
 /** The options of `loadShedder()` in every adapter, and of `createLoadShedder`. Give `maxInFlight`, `maxEventLoopDelay`, or both. */
@@ -70,4 +71,10 @@ export interface LoadShedderOptions<N = any> {
    * @example () => virtualNow
    */
   clock?: () => number
+  /**
+   * Where to count the requests shed, by class and cause (`floodgate_shed_total`; see `docs/metrics.md`).
+   * @default none
+   * @example prometheus({ register })
+   */
+  metrics?: MetricsSink
 }

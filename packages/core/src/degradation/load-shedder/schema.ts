@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { metricsSinkSchema } from '../../metrics/schema.js'
 import { duration, fn, positiveInt } from '../../validate.js'
 import { formatSchema, nameSchema } from '../schema-parts.js'
 import type { OverloadSignal } from './event-loop-delay.js'
@@ -44,6 +45,7 @@ export const loadShedderSchema = z
     onError: fn('a function (error, req, info) => void').optional(),
     overload: overloadSchema.optional(),
     clock: fn('a function returning ms').optional(),
+    metrics: metricsSinkSchema.optional(),
   })
   .superRefine((o, ctx) => {
     const issue = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message })

@@ -1,5 +1,6 @@
 import { compileReport } from '../../http/report.js'
 import type { RequestInfo } from '../../http/request-info.js'
+import { createQueueMetrics } from '../../metrics/gate-metrics.js'
 import type { Awaitable } from '../../types.js'
 import { parseOptions } from '../../validate.js'
 import { answer } from '../answers.js'
@@ -49,9 +50,15 @@ export function createPriorityQueue<N = any>(options: PriorityQueueOptions<N>): 
     timers: (o.timers as Timers | undefined) ?? systemTimers,
   })
   const passes = names.map((priority) => ({ kind: 'pass' as const, priority, waitedMs: 0 }))
+  const metrics = createQueueMetrics({
+    sink: o.metrics,
+    queues: names,
+    depthOf: (lane) => scheduler.stats().queued[lane]!,
+  })
 
   function outcomeOf(a: Admission, lane: number): GateOutcome {
     const priority = names[lane]!
+    if (metrics) metrics.admission(lane, a)
     switch (a.kind) {
       case 'admitted':
         return a.waitedMs === 0 ? passes[lane]! : { kind: 'pass', priority, waitedMs: a.waitedMs }
@@ -94,6 +101,9 @@ export function createPriorityQueue<N = any>(options: PriorityQueueOptions<N>): 
       const { inFlight, queued } = scheduler.stats()
       return { inFlight, queued: Object.fromEntries(names.map((n, i) => [n, queued[i]!])) }
     },
-    close: scheduler.close,
+    close() {
+      scheduler.close()
+      metrics?.close()
+    },
   }
 }

@@ -1,6 +1,7 @@
 import type { Duration } from '../../duration.js'
 import type { RequestInfo } from '../../http/request-info.js'
 import type { ResponseFormat } from '../../http/responses.js'
+import type { MetricsSink } from '../../metrics/sink.js'
 import type { Timers } from '../timers.js'
 
 /** One queue of `priorityQueue`. */
@@ -79,4 +80,11 @@ export interface PriorityQueueOptions<N = any> {
    * @example virtualTimers(clock)
    */
   timers?: Timers
+  /**
+   * Where to report each queue's depth, wait times and refusals (`floodgate_queue_depth`,
+   * `floodgate_queue_wait_seconds`, `floodgate_queue_refusals_total`; see `docs/metrics.md`).
+   * @default none
+   * @example prometheus({ register })
+   */
+  metrics?: MetricsSink
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { metricsSinkSchema } from '../../metrics/schema.js'
 import { duration, fn, positiveInt } from '../../validate.js'
 import { formatSchema, nameSchema, timersSchema } from '../schema-parts.js'
 
@@ -34,6 +35,7 @@ export const priorityQueueSchema = z
     onError: fn('a function (error, req, info) => void').optional(),
     clock: fn('a function returning ms').optional(),
     timers: timersSchema.optional(),
+    metrics: metricsSinkSchema.optional(),
   })
   .superRefine((o, ctx) => {
     if (o.priority === undefined && Object.keys(o.queues ?? {}).length > 1) {

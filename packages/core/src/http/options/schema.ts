@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { isCost } from '../../cost.js'
+import { metricsSinkSchema } from '../../metrics/schema.js'
 import { algorithmSchema, duration, fn, storeSchema } from '../../validate.js'
 import { parseRange } from '../allow-list.js'
 import { WARNINGS } from '../warnings.js'
@@ -187,6 +188,7 @@ export const rateLimitOptionsSchema = z
         { error: WARNINGS_EXPECTED },
       )
       .default(D.warnings),
+    metrics: metricsSinkSchema.optional(),
   })
   .superRefine((o, ctx) => {
     if (o.limits) {

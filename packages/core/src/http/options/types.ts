@@ -1,4 +1,5 @@
 import type { Duration } from '../../duration.js'
+import type { MetricsSink } from '../../metrics/sink.js'
 import type { Algorithm, Awaitable, Clock, Decision, Store } from '../../types.js'
 import type { HeadersOption } from '../headers.js'
 import type { KeySpec } from '../key-spec.js'
@@ -333,4 +334,13 @@ export interface RateLimitOptions<N = any> {
    * @example { forwardedHeader: false }
    */
   warnings?: boolean | WarningOptions
+  /**
+   * Where to report what the limiter decides (`floodgate_requests_total`, `floodgate_decisions_total`,
+   * `floodgate_near_limit_total`, `floodgate_quota_refusals_total`; see `docs/metrics.md`): a sink from
+   * `@floodgate/metrics`, or any {@link MetricsSink}. Labels are policy and plan names and outcomes, never a
+   * client's key. Without it nothing is counted, and nothing is spent per request.
+   * @default none
+   * @example prometheus({ register })
+   */
+  metrics?: MetricsSink
 }

@@ -1,4 +1,5 @@
 import { consumeAll } from '../../consume-all.js'
+import type { StoreMetrics } from '../../metrics/store-metrics.js'
 import type { Algorithm, ConsumeItem, Decision, Store } from '../../types.js'
 
 /** What a remote store does when its backend fails, times out or is known to be down. */
@@ -54,6 +55,8 @@ export interface FailModeOptions {
   readonly fallback: Store | undefined
   /** The `retryAfterMs` of a fail-closed refusal. */
   readonly closedRetryAfterMs: number
+  /** Where each decision taken by the fail mode is counted (`floodgate_fail_mode_total`). */
+  readonly metrics?: StoreMetrics | undefined
 }
 
 /**
@@ -81,12 +84,13 @@ export interface FailModeDecisions {
  * const decision = await fail.decide('consume', algorithm, key, 1, undefined) // source: 'fallback'
  */
 export function failModeDecisions(options: FailModeOptions): FailModeDecisions {
-  const { failMode, fallback, closedRetryAfterMs } = options
+  const { failMode, fallback, closedRetryAfterMs, metrics } = options
   if (failMode === 'fallback' && fallback === undefined) {
     throw new TypeError("failModeDecisions: failMode 'fallback' needs a fallback store")
   }
   return {
     decide(operation, algorithm, key, cost, now) {
+      metrics?.failMode(failMode)
       if (failMode === 'open') return Promise.resolve(openDecision(algorithm, cost, operation === 'peek'))
       if (failMode === 'closed') return Promise.resolve(closedDecision(algorithm, closedRetryAfterMs))
       const decision =
@@ -96,6 +100,7 @@ export function failModeDecisions(options: FailModeOptions): FailModeDecisions {
       return Promise.resolve(decision).then((d) => tagged(d, 'fallback'))
     },
     decideAll(items, now) {
+      metrics?.failMode(failMode)
       if (failMode === 'open')
         return Promise.resolve(items.map((i) => openDecision(i.algorithm, i.cost, false)))
       if (failMode === 'closed') {

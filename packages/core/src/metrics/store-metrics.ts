@@ -1,0 +1,103 @@
+import type { FailMode } from '../stores/resilience/fail-mode.js'
+import { METRICS, STORE_ERROR_KINDS, type StoreErrorKind, type StoreOperation } from './catalog.js'
+import type { BoundCounter, BoundHistogram, MetricsSink } from './sink.js'
+
+/** How a call to a backend failed, as a store sees it (core's `CallFailure` is one). */
+export interface FailureKind {
+  readonly timedOut: boolean
+  /** Whether the backend looks unavailable (a timeout or a connection error, not an error reply). */
+  readonly outage: boolean
+}
+
+/** What a remote store reports, with its instruments made once, when the store is created. */
+export interface StoreMetrics {
+  /** Time `call` (a call to the backend) as `operation`: resolves with what it resolves with. */
+  timed<T>(operation: StoreOperation, call: Promise<T>): Promise<T>
+  /** A call to the backend failed (reported once per failure, where the store reports it to `onError`). */
+  failed(failure: FailureKind): void
+  /** A decision was taken by the fail mode instead of the backend. */
+  failMode(mode: FailMode): void
+  /** A refusal was answered from the block cache. */
+  blockCacheHit(): void
+  /** Stop reporting the circuit's state (the store is closed). */
+  close(): void
+}
+
+/** The kind of a failure, as `floodgate_store_errors_total` labels it. */
+export const errorKind = (failure: FailureKind): StoreErrorKind =>
+  failure.timedOut ? 'timeout' : failure.outage ? 'connection' : 'reply'
+
+const FAIL_MODES: readonly FailMode[] = ['open', 'closed', 'fallback']
+
+/**
+ * Make a store's instruments, or `undefined` without a sink (the store then checks one field per call and
+ * does nothing else). `store` is the `store` label (`'redis'`, `'postgres'`); `circuitOpen`, when the store has
+ * a circuit, is read whenever metrics are collected. Calls are timed on `clock` (`performance.now`).
+ *
+ * @example
+ * this.metrics = createStoreMetrics({ sink: options.metrics, store: 'redis', operations: ['consume'], circuitOpen: () => this.circuit.open })
+ * return this.metrics ? this.metrics.timed('consume', call) : call
+ */
+export function createStoreMetrics(parts: {
+  sink: MetricsSink | undefined
+  store: string
+  operations: readonly StoreOperation[]
+  circuitOpen?: () => boolean
+  /** The monotonic ms clock calls are timed with; tests pass a virtual one. */
+  clock?: () => number
+}): StoreMetrics | undefined {
+  const { sink, store, circuitOpen, clock = () => performance.now() } = parts
+  if (sink === undefined) return undefined
+  const durations = new Map<StoreOperation, BoundHistogram>(
+    parts.operations.map((operation) => [
+      operation,
+      sink.histogram(METRICS.storeDuration, { store, operation }),
+    ]),
+  )
+  const errors = Object.fromEntries(
+    STORE_ERROR_KINDS.map((kind) => [kind, sink.counter(METRICS.storeErrors, { store, kind })]),
+  ) as Record<StoreErrorKind, BoundCounter>
+  const modes = Object.fromEntries(
+    FAIL_MODES.map((mode) => [mode, sink.counter(METRICS.failMode, { store, mode })]),
+  ) as Record<FailMode, BoundCounter>
+  const hits = sink.counter(METRICS.blockCacheHits, { store })
+  const stopCircuit = circuitOpen
+    ? sink.gauge(METRICS.circuitOpen, { store }, () => (circuitOpen() ? 1 : 0))
+    : undefined
+  /** Add 1; a failing sink must not fail a decision. */
+  const count = (counter: BoundCounter) => {
+    try {
+      counter.add(1)
+    } catch {
+      // ignored: a sink's failure is not the request's
+    }
+  }
+  return {
+    timed(operation, call) {
+      const histogram = durations.get(operation)
+      if (histogram === undefined) return call
+      const startedAt = clock()
+      const done = () => {
+        try {
+          histogram.record((clock() - startedAt) / 1000)
+        } catch {
+          // ignored: a sink's failure is not the request's
+        }
+      }
+      return call.then(
+        (value) => {
+          done()
+          return value
+        },
+        (error) => {
+          done()
+          throw error
+        },
+      )
+    },
+    failed: (failure) => count(errors[errorKind(failure)]),
+    failMode: (mode) => count(modes[mode]),
+    blockCacheHit: () => count(hits),
+    close: () => stopCircuit?.(),
+  }
+}
