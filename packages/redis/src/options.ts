@@ -1,5 +1,5 @@
-import type { FailMode, Store } from '@floodgate/core'
-import { parseOptions, positive, positiveInt, storeSchema } from '@floodgate/core/internal'
+import type { FailMode, MetricsSink, Store } from '@floodgate/core'
+import { metricsSinkSchema, parseOptions, positive, positiveInt, storeSchema } from '@floodgate/core/internal'
 import { z } from 'zod'
 import { clientKind, type RedisClient } from './clients/index.js'
 
@@ -90,6 +90,14 @@ export interface RedisStoreOptions {
    * @example (error, event) => log.warn({ err: error, ...event }, 'rate limiter store failed')
    */
   onError?: (error: Error, event: RedisStoreErrorEvent) => void
+  /**
+   * Where to report the store's calls to Redis (`floodgate_store_duration_seconds`, `floodgate_store_errors_total`),
+   * its fail-mode decisions, its circuit's state and its block-cache hits, labelled `store="redis"` (see
+   * `docs/metrics.md`). Pass the sink the limiter has.
+   * @default none
+   * @example prometheus({ register })
+   */
+  metrics?: MetricsSink
 }
 
 const wholeMs = (expected: string) =>
@@ -127,6 +135,7 @@ const schema = z.strictObject({
       error: 'a function',
     })
     .optional(),
+  metrics: metricsSinkSchema.optional(),
 })
 
 export type ParsedOptions = z.output<typeof schema>

@@ -3,9 +3,11 @@ import {
   CallFailure,
   Circuit,
   consumeInGroups,
+  createStoreMetrics,
   type FailModeDecisions,
   failModeDecisions,
   type Settled,
+  type StoreMetrics,
 } from '@floodgate/core/internal'
 import { BlockCache } from './block-cache.js'
 import {
@@ -60,6 +62,7 @@ export class RedisStore implements Store {
   private readonly prepared = new WeakMap<Algorithm, Prepared>()
   private readonly runner: ScriptRunner
   private readonly failing: FailModeDecisions
+  private readonly metrics: StoreMetrics | undefined
 
   constructor(options: RedisStoreOptions) {
     const parsed = parseStoreOptions(options)
@@ -72,10 +75,17 @@ export class RedisStore implements Store {
     this.onError = parsed.onError
     this.runner = new ScriptRunner(parsed.client, this.timeoutMs)
     this.circuit = new Circuit(this.runner, parsed.cooldownMs)
+    this.metrics = createStoreMetrics({
+      sink: parsed.metrics,
+      store: 'redis',
+      operations: ['consume', 'consume_all', 'peek', 'refund', 'reset'],
+      circuitOpen: () => this.circuit.open,
+    })
     this.failing = failModeDecisions({
       failMode: this.failMode,
       fallback: this.fallback,
       closedRetryAfterMs: parsed.cooldownMs,
+      metrics: this.metrics,
     })
     const cache = parsed.blockCache
     this.blocks =
@@ -99,7 +109,10 @@ export class RedisStore implements Store {
     const sentAt = blocks ? (injected ? now : performance.now()) : 0
     if (blocks) {
       const cached = blocks.get(rkey, algorithm, cost, sentAt, injected)
-      if (cached) return Promise.resolve(cached)
+      if (cached) {
+        this.metrics?.blockCacheHit()
+        return Promise.resolve(cached)
+      }
     }
     if (!this.circuit.allows()) return this.fallBack('consume', algorithm, key, cost, now)
     return this.decideOne('consume', rkey, algorithm, key, cost, now).then((decision) => {
@@ -132,7 +145,8 @@ export class RedisStore implements Store {
     const rkey = redisKey(this.prefix, key, algorithm.id)
     this.blocks?.delete(rkey)
     if (this.fallback) await this.fallback.reset(algorithm, key)
-    const settled = await this.runner.del(rkey)
+    const deleting = this.runner.del(rkey)
+    const settled = await (this.metrics ? this.metrics.timed('reset', deleting) : deleting)
     if (settled instanceof CallFailure) {
       this.report('reset', settled, key)
       throw settled.error
@@ -173,6 +187,7 @@ export class RedisStore implements Store {
   /** Drop the block cache. The client is yours: the store never closes it. */
   close(): void {
     this.blocks?.clear()
+    this.metrics?.close()
   }
 
   /** Decide items whose keys share one slot, with one script. */
@@ -194,7 +209,8 @@ export class RedisStore implements Store {
     })
     const injected = now !== undefined
     const sentAt = injected ? now : performance.now()
-    return this.runner.run(CONSUME_ALL, keys.length, [...keys, ...args]).then((settled) => {
+    const sent = this.runner.run(CONSUME_ALL, keys.length, [...keys, ...args])
+    return (this.metrics ? this.metrics.timed('consume_all', sent) : sent).then((settled) => {
       const replies = settled instanceof CallFailure ? undefined : (settled as unknown[])
       try {
         if (replies === undefined || !Array.isArray(replies) || replies.length !== items.length) {
@@ -236,7 +252,8 @@ export class RedisStore implements Store {
   ): Promise<Settled> {
     const { script, params } = this.prepare(algorithm)
     const args = singleArgs({ operation, binary: this.runner.binary, now, cost, grace: this.grace, params })
-    return this.runner.run(script, 1, [rkey, ...args])
+    const sent = this.runner.run(script, 1, [rkey, ...args])
+    return this.metrics ? this.metrics.timed(operation, sent) : sent
   }
 
   /** A consume or peek through Redis; an error, a timeout or an unreadable reply takes the fail mode. */
@@ -277,6 +294,7 @@ export class RedisStore implements Store {
   /** Report a failure; a timeout or a connection error (anything but an error reply) opens the circuit. */
   private report(operation: RedisStoreErrorEvent['operation'], failure: CallFailure, key: string): void {
     if (failure.outage) this.circuit.trip()
+    this.metrics?.failed(failure)
     if (!this.onError) return
     const error = failure.error instanceof Error ? failure.error : new Error(String(failure.error))
     try {
