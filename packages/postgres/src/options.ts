@@ -1,5 +1,12 @@
-import type { FailMode, Store } from '@floodgate/core'
-import { fn, parseOptions, positive, positiveInt, storeSchema } from '@floodgate/core/internal'
+import type { FailMode, MetricsSink, Store } from '@floodgate/core'
+import {
+  fn,
+  metricsSinkSchema,
+  parseOptions,
+  positive,
+  positiveInt,
+  storeSchema,
+} from '@floodgate/core/internal'
 import { z } from 'zod'
 import { DEFAULT_LOCATION } from './sql/location.js'
 import { schemaName, tableName } from './validate.js'
@@ -160,6 +167,14 @@ export interface PostgresStoreOptions {
    * @example (error, event) => log.warn({ err: error, ...event }, 'rate limiter store failed')
    */
   onError?: (error: Error, event: PostgresStoreErrorEvent) => void
+  /**
+   * Where to report the store's statements (`floodgate_store_duration_seconds`, `floodgate_store_errors_total`),
+   * its fail-mode decisions and its circuit's state, labelled `store="postgres"` (see `docs/metrics.md`). Pass
+   * the sink the limiter has.
+   * @default none
+   * @example prometheus({ register })
+   */
+  metrics?: MetricsSink
 }
 
 const isPool = (v: unknown): v is PostgresPool =>
@@ -197,6 +212,7 @@ const schema = z
       )
       .default({ every: 1000, batch: 1000 }),
     onError: fn('a function').optional(),
+    metrics: metricsSinkSchema.optional(),
   })
   .refine((o) => o.lockTimeoutMs === undefined || o.lockTimeoutMs * 2 < o.timeoutMs, {
     path: ['lockTimeoutMs'],

@@ -1,5 +1,19 @@
-import { type Algorithm, type ConsumeItem, type Decision, MemoryStore, type Store } from '@floodgate/core'
-import { CallFailure, Circuit, type FailModeDecisions, failModeDecisions } from '@floodgate/core/internal'
+import {
+  type Algorithm,
+  type ConsumeItem,
+  type Decision,
+  MemoryStore,
+  type Store,
+  type StoreOperation,
+} from '@floodgate/core'
+import {
+  CallFailure,
+  Circuit,
+  createStoreMetrics,
+  type FailModeDecisions,
+  failModeDecisions,
+  type StoreMetrics,
+} from '@floodgate/core/internal'
 import {
   type FailMode,
   type ParsedOptions,
@@ -51,6 +65,7 @@ export class PostgresStore implements Store {
   private readonly runner: QueryRunner
   private readonly statements: Statements
   private readonly failing: FailModeDecisions
+  private readonly metrics: StoreMetrics | undefined
   private readonly sweeper: Sweeper | undefined
   private readonly params = new WeakMap<Algorithm, (number | null)[]>()
 
@@ -73,10 +88,17 @@ export class PostgresStore implements Store {
     this.statements = statements(location)
     this.circuit = new Circuit({}, parsed.cooldownMs)
     this.runner = new QueryRunner(this.pool, location, this.timeoutMs)
+    this.metrics = createStoreMetrics({
+      sink: parsed.metrics,
+      store: 'postgres',
+      operations: ['consume', 'consume_all', 'peek', 'refund', 'reset', 'sweep'],
+      circuitOpen: () => this.circuit.open,
+    })
     this.failing = failModeDecisions({
       failMode: this.failMode,
       fallback: this.fallback,
       closedRetryAfterMs: parsed.cooldownMs,
+      metrics: this.metrics,
     })
     const sweep = parsed.sweep
     this.sweeper =
@@ -121,12 +143,10 @@ export class PostgresStore implements Store {
   async reset(algorithm: Algorithm, key: string): Promise<void> {
     if (this.fallback) await this.fallback.reset(algorithm, key)
     const { lockTimeout, durable } = this.settings
-    const settled = await this.runner.run(this.statements.reset, [
-      storedKey(key),
-      algorithm.id,
-      lockTimeout,
-      durable,
-    ])
+    const settled = await this.timed(
+      'reset',
+      this.runner.run(this.statements.reset, [storedKey(key), algorithm.id, lockTimeout, durable]),
+    )
     if (settled instanceof CallFailure) {
       this.report('reset', settled, key)
       throw settled.error
@@ -148,7 +168,7 @@ export class PostgresStore implements Store {
       paramsOf: (algorithm) => this.prepare(algorithm),
       settings: this.settings,
     })
-    return this.runner.run(this.statements.consumeAll, values).then((settled) => {
+    return this.timed('consume_all', this.runner.run(this.statements.consumeAll, values)).then((settled) => {
       try {
         if (settled instanceof CallFailure) throw settled
         const rows = settled as unknown[]
@@ -176,7 +196,10 @@ export class PostgresStore implements Store {
     if (!Number.isSafeInteger(batch) || batch < 1) {
       throw new RangeError(`Expected \`batch\` to be a whole number >= 1, got ${String(batch)}`)
     }
-    const settled = await this.runner.run(this.statements.sweep, [batch, this.settings.lockTimeout])
+    const settled = await this.timed(
+      'sweep',
+      this.runner.run(this.statements.sweep, [batch, this.settings.lockTimeout]),
+    )
     if (settled instanceof CallFailure) {
       this.report('sweep', settled, '')
       throw settled.error
@@ -187,6 +210,7 @@ export class PostgresStore implements Store {
   /** Stop listening to the pool and wait for a sweep in progress. The pool is yours: the store never ends it. */
   async close(): Promise<void> {
     this.pool.removeListener('error', this.onPoolError)
+    this.metrics?.close()
     await this.sweeper?.idle()
   }
 
@@ -218,10 +242,18 @@ export class PostgresStore implements Store {
     now: number | undefined,
   ) {
     const params = this.prepare(algorithm)
-    return this.runner.run(
-      this.statements.decide,
-      decideValues({ operation, algorithm, key, cost, now, params, settings: this.settings }),
+    return this.timed(
+      operation,
+      this.runner.run(
+        this.statements.decide,
+        decideValues({ operation, algorithm, key, cost, now, params, settings: this.settings }),
+      ),
     )
+  }
+
+  /** `call`, timed when the store has metrics. */
+  private timed<T>(operation: StoreOperation, call: Promise<T>): Promise<T> {
+    return this.metrics ? this.metrics.timed(operation, call) : call
   }
 
   /** A consume or peek through PostgreSQL; an error, a timeout or an unreadable row takes the fail mode. */
@@ -262,6 +294,7 @@ export class PostgresStore implements Store {
   /** Report a failure; a timeout or a connection error (anything but an error reply) opens the circuit. */
   private report(operation: PostgresStoreErrorEvent['operation'], failure: CallFailure, key: string): void {
     if (failure.outage) this.circuit.trip()
+    this.metrics?.failed(failure)
     const onError = this.options.onError
     if (!onError) return
     const error = failure.error instanceof Error ? failure.error : new Error(String(failure.error))
