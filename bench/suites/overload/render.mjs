@@ -30,7 +30,7 @@ export function render(json) {
   return [
     '## Overload: priority queue and load shedder at 3x capacity',
     '',
-    `An Express app of known capacity (${settings.workers} requests worked on at once, ${settings.serviceMs} ms each: ${settings.capacity} req/s), driven open loop from this process over 127.0.0.1 (${settings.premiumShare * 100}% premium, the rest standard; a client gives up after ${settings.timeoutMs} ms) for ${settings.durationMs / 1000} s per row after ${settings.settleMs / 1000} s at the same load to settle, each server in its own process, every row in the same run. p99 is over the premium requests answered 200; "vs unloaded" divides it by the unloaded row's; peak RSS is the server process's, sampled every 50 ms; "waiting" is the most requests held at once (in the app's own line, or in the priority queue).`,
+    `An Express app of known capacity (${settings.workers} requests worked on at once, ${settings.serviceMs} ms each on average, drawn evenly from ±25%: ${settings.capacity} req/s), driven open loop from this process over 127.0.0.1 (${settings.premiumShare * 100}% premium, the rest standard; a client gives up after ${settings.timeoutMs} ms) for ${settings.durationMs / 1000} s per row after ${settings.settleMs / 1000} s at the same load to settle, each server in its own process, every row in the same run. p99 is over the premium requests answered 200; "vs unloaded" divides it by the unloaded row's; peak RSS is the server process's, sampled every 50 ms; "waiting" is the most requests held at once (in the app's own line, or in the priority queue).`,
     '',
     mdTable(
       [

@@ -1,5 +1,5 @@
-// One server under overload, in its own process: Express with an app of known capacity (WORKERS requests
-// worked on at once, SERVICE_MS each, the rest waiting in the app's own first-in first-out line, as a
+// One server under overload, in its own process: Express with an app of known capacity (`workers` requests
+// worked on at once, `serviceMs` each on average, the rest waiting in the app's own first-in first-out line, as a
 // connection pool or a thread pool makes them wait), behind nothing, Floodgate's priorityQueue, or its
 // loadShedder. Reports its memory over IPC.
 //   node server.mjs '{"kind":"bare"|"queue"|"shedder","workers":8,"serviceMs":10}'
@@ -9,18 +9,33 @@ import express from 'express'
 const spec = JSON.parse(process.argv[2])
 const { workers, serviceMs } = spec
 
-/** The app's capacity: `workers` at once, each request holding one for `serviceMs`. */
+/** Seeded PRNG (mulberry32): every server draws the same service times. */
+let seed = 12345
+const random = () => {
+  seed = (seed + 0x6d2b79f5) >>> 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+/**
+ * The app's capacity: `workers` at once, each request holding one for a service time drawn evenly from
+ * `serviceMs` +- 25% (a constant one would keep the workers in lockstep, freeing all at once).
+ */
 let busy = 0
 const line = []
 const work = () =>
   new Promise((resolve) => {
     const start = () => {
       busy++
-      setTimeout(() => {
-        busy--
-        line.shift()?.()
-        resolve()
-      }, serviceMs)
+      setTimeout(
+        () => {
+          busy--
+          line.shift()?.()
+          resolve()
+        },
+        serviceMs * (0.75 + 0.5 * random()),
+      )
     }
     if (busy < workers) start()
     else line.push(start)
