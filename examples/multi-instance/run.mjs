@@ -1,6 +1,9 @@
-// Three app servers behind a round-robin "load balancer", one client, a limit of 100 a minute.
-//   1. The three share one Redis (RedisStore): exactly 100 requests pass, whichever server they hit.
-//   2. Each counts alone in its own MemoryStore: 100 pass on each server, 300 in all: 3x the limit.
+// Three app servers behind a round-robin "load balancer", one client, a limit of 100 an hour.
+//   1. The three share one Redis (RedisStore): exactly 100 requests pass, whichever server they hit; one round
+//      trip to Redis per request.
+//   2. The three count locally and sync their counts to Redis every 50 ms (SyncedStore): about 100 pass, at
+//      in-memory speed, with an overshoot the SyncedStore bounds (printed).
+//   3. Each counts alone in its own MemoryStore: 100 pass on each server, 300 in all: 3x the limit.
 //
 //   node run.mjs            (needs a Redis on 127.0.0.1:6379; it uses database 11 and its own key prefix)
 //   node run.mjs --json     (also prints the counts as JSON on the last line)
@@ -10,6 +13,7 @@ import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { overshootBound } from '@floodgate/redis'
 import { Redis } from 'ioredis'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -119,23 +123,33 @@ try {
 console.log(
   `\n${SERVERS} Express servers, ${REQUESTS} requests from one client sent round-robin, ${CONCURRENCY} at a time.`,
 )
-console.log(`Limit: ${LIMIT} a minute per client IP (slidingWindowLog: exact over every rolling minute).\n`)
+console.log(`Limit: ${LIMIT} an hour per client IP (slidingWindowCounter, the default algorithm).\n`)
 
 let results
 let removed = 0
 let fleets = []
 try {
-  // All six processes start at once (startup is the slow part); the two bursts run one after the other.
+  // All nine processes start at once (startup is the slow part); the three bursts run one after the other. The
+  // Redis and synced fleets use prefixes of their own, so that they never count the same keys.
   const started = await Promise.allSettled([
-    servers({ STORE: 'redis', PREFIX, REDIS_URL, LIMIT: String(LIMIT) }),
+    servers({ STORE: 'redis', PREFIX: `${PREFIX}:redis`, REDIS_URL, LIMIT: String(LIMIT) }),
+    servers({ STORE: 'synced', PREFIX: `${PREFIX}:synced`, REDIS_URL, LIMIT: String(LIMIT) }),
     servers({ STORE: 'memory', LIMIT: String(LIMIT) }),
   ])
   fleets = started.filter((s) => s.status === 'fulfilled').map((s) => s.value)
   const failed = started.find((s) => s.status === 'rejected')
   if (failed) throw failed.reason
   const shared = await fleets[0].run()
-  const local = await fleets[1].run()
-  results = { prefix: PREFIX, limit: LIMIT, redis: shared, memory: local }
+  const synced = await fleets[1].run()
+  const local = await fleets[2].run()
+  results = {
+    prefix: PREFIX,
+    limit: LIMIT,
+    redis: shared,
+    synced,
+    memory: local,
+    bound: overshootBound({ limit: LIMIT }),
+  }
 } finally {
   await Promise.all(fleets.map((f) => f.stop()))
   removed = await cleanUp(redis)
@@ -146,10 +160,14 @@ const row = (label, r) =>
   `  ${label.padEnd(34)}${String(r.passed).padStart(6)}${String(r.refused).padStart(9)}     ${r.perServer.join(' / ')}`
 console.log(`  ${'store'.padEnd(34)}${'passed'.padStart(6)}${'refused'.padStart(9)}     passed per server`)
 console.log(row('RedisStore, shared by all three', results.redis))
+console.log(row('SyncedStore, synced every 50 ms', results.synced))
 console.log(row('MemoryStore, one per process', results.memory))
+const overshoot = results.synced.passed - LIMIT
 console.log(
-  `\n  Shared state: exactly ${results.redis.passed} passed, the limit. Counting per process: ` +
-    `${results.memory.passed} passed, ${Math.round(results.memory.passed / LIMIT)}x the limit.`,
+  `\n  Shared state: exactly ${results.redis.passed} passed, the limit, at one Redis round trip per request.` +
+    `\n  Counted locally, synced: ${results.synced.passed} passed (${overshoot >= 0 ? '+' : ''}${overshoot} over the limit; ` +
+    `the SyncedStore's bound is +${results.bound} in any window, whatever the traffic), no round trip on most requests.` +
+    `\n  Counting per process: ${results.memory.passed} passed, ${Math.round(results.memory.passed / LIMIT)}x the limit.`,
 )
 console.log(`  Cleaned up: deleted the ${removed} Redis key(s) under this run's prefix, ${PREFIX}:\n`)
 if (process.argv.includes('--json')) console.log(JSON.stringify({ ...results, removed }))

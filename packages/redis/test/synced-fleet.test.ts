@@ -101,7 +101,7 @@ function describeFleet(where: string, target: () => Pick<FleetOrder, 'url' | 'db
         const worst = Math.max(...totals)
         console.log(
           `${where}, steady, exactWithin ${exactWithin}: windows ${totals.join(', ')}; bound ${LIMIT} + ${bound.toFixed(1)} ` +
-            `(longest sync gap ${gap.toFixed(0)} ms, ${(rate * 1000).toFixed(0)} admissions/s at most); ` +
+            `(longest sync gap ${gap.toFixed(0)} ms [${reports.map((r) => r.stats.longestSyncGapMs.toFixed(0)).join(' ')}], ${(rate * 1000).toFixed(0)} admissions/s at most); ` +
             `sources ${JSON.stringify(reports.map((r) => r.sources))}`,
         )
         expect(reports.reduce((sum, r) => sum + r.unhandled, 0)).toBe(0)

@@ -340,6 +340,35 @@ describe('SyncedStore: algorithms it cannot count fail at creation', () => {
     expect(() => createLimiter({ algorithm: tokenBucket({ capacity: 5, refillRate: 1 }), store })).toThrow(
       RateLimitConfigError,
     )
-    expect(() => createLimiter({ algorithm: slidingWindowCounter({ limit: 5, window: '1s' }), store })).not.toThrow()
+    expect(() =>
+      createLimiter({ algorithm: slidingWindowCounter({ limit: 5, window: '1s' }), store }),
+    ).not.toThrow()
+  })
+})
+
+describe('SyncedStore: a client without binary replies', () => {
+  it('reads the same totals as text', async () => {
+    // Only evalsha, eval and del: the RedisStore then asks for text replies.
+    const textClient = {
+      evalsha: (...args: [string, number, ...string[]]) => client.evalsha(...args),
+      eval: (...args: [string, number, ...string[]]) => client.eval(...args),
+      del: (key: string) => client.del(key),
+    }
+    const swc = slidingWindowCounter({ limit: 10, window: '1s' })
+    const store = new SyncedStore({
+      store: new RedisStore({ client: textClient, prefix: `${prefix}:text` }),
+      timers: manualTimers(),
+      processes: 2,
+    })
+    stores.push(store)
+    for (let i = 0; i < 3; i++) await store.consume(swc, 'k', 1, start + 900)
+    await store.consume(swc, 'k', 1, start + 1100) // the window rolls: 1 now, 3 before
+    await store.sync()
+    const raw = await client.getBuffer(store.store.keyOf(swc, 'k'))
+    expect([raw?.readDoubleLE(0), raw?.readDoubleLE(8), raw?.readDoubleLE(16)]).toEqual([start + 1000, 1, 3])
+    // Read back as text: 1 + 3 x 0.9 = 3.7 used, so 6 remain.
+    await store.consume(swc, 'k', 0.5, start + 1100)
+    await store.sync()
+    expect((await store.peek(swc, 'k', 1, start + 1100)).remaining).toBe(5)
   })
 })

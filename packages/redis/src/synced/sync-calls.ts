@@ -2,7 +2,8 @@ import { CallFailure, type Settled } from '@floodgate/core/internal'
 import { keySlot } from '../redis-key.js'
 import type { ScriptRunner } from '../script-runner.js'
 import type { ServerClock } from './server-clock.js'
-import { parseSyncReply, readState, SYNC, type SyncItem, syncArgs } from './sync-script.js'
+import { SYNC } from './sync-script.js'
+import { parseSyncReply, syncArgs } from './sync-wire.js'
 import type { SyncedKey } from './synced-key.js'
 
 /** The most keys one sync call carries, so that no script holds Redis for long. */
@@ -14,44 +15,47 @@ const KEYS_PER_CALL = 256
  */
 const EXPIRY_GRACE_MS = 2000
 
-/** One sync script call in flight: its keys, what they carry, and the reply to come. */
+/** One sync script call in flight: its keys and the reply to come. */
 export interface SyncCall {
   readonly entries: readonly SyncedKey[]
-  readonly items: readonly SyncItem[]
   readonly reply: Promise<Settled>
 }
 
 /**
- * Send `batch`: one call per Cluster slot (one in all on a standalone Redis), at most 256 keys each, all at once.
- * Each entry's pending units go with it. `now` is the time for the script (undefined: the server's clock).
+ * Send `batch`: one call per Cluster slot and algorithm (one per algorithm on a standalone Redis), at most 256
+ * keys each, all at once. Each entry's pending units go with it. `now` is the time for the script (undefined:
+ * the server's clock).
  */
 export function sendCalls(
   runner: ScriptRunner,
   batch: readonly SyncedKey[],
   now: number | undefined,
 ): SyncCall[] {
-  const open = new Map<number, SyncedKey[]>()
+  const open = new Map<string, SyncedKey[]>()
   const groups: SyncedKey[][] = []
   for (const entry of batch) {
     if (runner.isCluster && entry.slot === undefined) entry.slot = keySlot(entry.rkey)
-    const slot = entry.slot ?? 0
-    let group = open.get(slot)
+    const id = `${entry.slot ?? 0}:${entry.algorithm.id}`
+    let group = open.get(id)
     if (!group || group.length === KEYS_PER_CALL) {
       group = []
-      open.set(slot, group)
+      open.set(id, group)
       groups.push(group)
     }
     group.push(entry)
   }
   return groups.map((entries) => {
-    const items: SyncItem[] = entries.map((entry) => ({
-      kind: entry.kind,
-      windowArg: entry.windowArg,
-      deltas: entry.sent(),
-    }))
-    const keys = entries.map((entry) => entry.rkey)
-    const args = syncArgs({ binary: runner.binary, now, grace: EXPIRY_GRACE_MS, keys, items })
-    return { entries, items, reply: runner.run(SYNC, keys.length, args) }
+    const first = entries[0]!
+    const args = syncArgs(
+      {
+        kind: first.kind,
+        windowMs: first.windowMs,
+        keys: entries.map((entry) => entry.rkey),
+        deltas: entries.map((entry) => entry.sent()),
+      },
+      { binary: runner.binary, now, grace: EXPIRY_GRACE_MS },
+    )
+    return { entries, reply: runner.run(SYNC, entries.length, args) }
   })
 }
 
@@ -73,12 +77,13 @@ export function landCall(
   if (settled instanceof CallFailure) failure = settled
   else {
     try {
-      const reply = parseSyncReply(settled, call.items, parts.binary)
+      const first = call.entries[0]!
+      const reply = parseSyncReply(settled, call.entries.length, first.kind, parts.binary)
       const { timing } = parts
       if (timing.serverClock) parts.serverClock.observe(timing.sentAt, timing.receivedAt, reply.now)
       call.entries.forEach((entry, i) => {
         if (entry.detached) return
-        readState(reply.states[i], entry.known, parts.binary)
+        reply.read(i, entry.known)
         entry.synced(timing.receivedAt)
       })
     } catch (error) {

@@ -39,8 +39,8 @@ export class SyncLoop {
   private readScheduled = false
   private regular: Promise<void> | undefined
   private readonly flights = new Set<Promise<void>>()
-  private lastSentAt = Number.NaN
-  private chained = false
+  /** When (local clock) the queue last went from empty to not: nothing queued was counted before that. */
+  private queuedSince = Number.NaN
   private stopped = false
 
   constructor(private readonly parts: SyncLoopParts) {}
@@ -49,6 +49,7 @@ export class SyncLoop {
   enqueue(entry: SyncedKey): void {
     if (entry.queued) return
     entry.queued = true
+    if (this.queue.length === 0) this.queuedSince = this.parts.local()
     this.queue.push(entry)
     this.schedule()
   }
@@ -68,7 +69,7 @@ export class SyncLoop {
         for (const e of this.reads) e.reading = false
         const batch = this.reads.filter((e) => !e.inflight && !e.detached && e.waiters)
         this.reads = []
-        this.fly(batch, false)
+        this.fly(batch)
       })
     })
   }
@@ -126,31 +127,35 @@ export class SyncLoop {
     const batch = this.queue.filter((entry) => !entry.inflight && !entry.detached)
     for (const entry of batch) entry.queued = false
     this.queue = waiting
-    const flight = this.fly(batch, true)
+    const since = this.queuedSince
+    const flight = this.fly(batch, since)
     this.regular = flight
     void flight.then(() => {
       this.regular = undefined
-      this.chained = this.queue.length > 0
       if (this.queue.length > 0) this.schedule()
     })
     return flight
   }
 
-  /** Send `batch`; the flight is tracked before anything runs, so what it enqueues waits for it. */
-  private fly(batch: SyncedKey[], regular: boolean): Promise<void> {
+  /**
+   * Send `batch` (a regular sync when `queuedSince` says since when its units were counted; else a read); the
+   * flight is tracked before anything runs, so what it enqueues waits for it.
+   */
+  private fly(batch: SyncedKey[], queuedSince?: number): Promise<void> {
     let landed!: () => void
     const flight = new Promise<void>((resolve) => {
       landed = resolve
     })
     this.flights.add(flight)
-    void this.send(batch, regular).finally(() => {
+    void this.send(batch, queuedSince).finally(() => {
       this.flights.delete(flight)
       landed()
     })
     return flight
   }
 
-  private async send(batch: SyncedKey[], regular: boolean): Promise<void> {
+  private async send(batch: SyncedKey[], queuedSince: number | undefined): Promise<void> {
+    const regular = queuedSince !== undefined
     const { parts } = this
     if (batch.length === 0) return
     if (!parts.online()) {
@@ -185,10 +190,9 @@ export class SyncLoop {
     })
     parts.stats.syncs++
     parts.stats.keysSynced += batch.length
-    if (!regular) return
-    if (ok && this.chained && !Number.isNaN(this.lastSentAt)) {
-      parts.stats.longestSyncGapMs = Math.max(parts.stats.longestSyncGapMs, receivedAt - this.lastSentAt)
+    // Every unit this sync carried was counted after `queuedSince`: none waited longer to reach Redis.
+    if (regular && ok && !Number.isNaN(queuedSince)) {
+      parts.stats.longestSyncGapMs = Math.max(parts.stats.longestSyncGapMs, receivedAt - queuedSince)
     }
-    this.lastSentAt = ok ? sentAt : Number.NaN
   }
 }

@@ -17,8 +17,8 @@ export interface SyncStats {
   /** Decisions that waited for their key to be read (new, or left alone for a while). */
   waited: number
   /**
-   * The longest time from sending one regular sync to the reply of the next, over back-to-back syncs: the
-   * longest a local admission stayed unreported, the `D` of the overshoot bound.
+   * The longest a unit counted locally waited to be in Redis (from the first use of a key after a regular sync to
+   * the reply of the next one): the `D` of the overshoot bound.
    */
   longestSyncGapMs: number
 }

@@ -61,14 +61,6 @@ export class SyncedKey {
     return this.algorithm.windowMs
   }
 
-  /** The window in ms as the sync script takes it. */
-  get windowArg(): string {
-    this.windowText ??= String(this.algorithm.windowMs)
-    return this.windowText
-  }
-
-  private windowText: string | undefined
-
   /** Units admitted locally at window `start` (the view already counts them). */
   admitted(start: number, amount: number): void {
     this.count(start, amount)
@@ -81,11 +73,32 @@ export class SyncedKey {
 
   /** `amount` units of allowance left in the window starting at `start` (see {@link budget}). */
   setBudget(start: number, amount: number, online: boolean, processes: number): void {
+    if (this.unackedStart !== start) {
+      this.unackedStart = start
+      this.unacked = 0
+    }
     this.budget = amount
     this.budgetStart = start
     this.budgetEnd = start + this.windowMs
     this.budgetOnline = online
     this.budgetProcesses = processes
+  }
+
+  /** `amount` units admitted locally within the budget (its window is current): the common case, kept short. */
+  admittedInBudget(amount: number): void {
+    const start = this.budgetStart
+    this.budget -= amount
+    const slots = this.pending.slots
+    if (slots[2] === start) slots[3] = slots[3]! + amount
+    else this.pending.add(start, amount)
+    this.unacked += amount // setBudget made the budget's window the unacknowledged one
+    if (this.inflight) {
+      if (this.sinceSendStart !== start) {
+        this.sinceSendStart = start
+        this.sinceSend = 0
+      }
+      this.sinceSend += amount
+    }
   }
 
   private count(start: number, amount: number): void {

@@ -345,23 +345,26 @@ export class SyncedStore implements Store {
     online: boolean,
   ): SyncedDecision | Promise<SyncedDecision> {
     const { algorithm } = entry
-    const t = this.timeOf(now)
-    this.loop.enqueue(entry)
-    const source = online ? 'local' : 'offline'
+    const t = now === undefined ? this.serverClock.now() : this.timeOf(now)
+    if (!entry.queued) this.loop.enqueue(entry)
     if (
       cost <= entry.budget &&
       t >= entry.budgetStart &&
       t < entry.budgetEnd &&
       online === entry.budgetOnline &&
-      entry.budgetProcesses === this.processes
+      entry.budgetProcesses === this.fleet.processes
     ) {
       // The allowance, as last computed in this window, still covers it.
       const decision = algorithm.consume(entry.view, 0, t, cost)
-      if (decision.allowed) entry.admitted(entry.budgetStart, cost)
-      if (online) this.counters.local++
-      else this.counters.offline++
-      return tagged(decision, source)
+      if (decision.allowed) entry.admittedInBudget(cost)
+      if (online) {
+        this.counters.local++
+        return decision
+      }
+      this.counters.offline++
+      return tagged(decision, 'offline')
     }
+    const source = online ? 'local' : 'offline'
     const start = windowStart(t, entry.windowMs)
     const cap = this.capOf(entry, t, start, online)
     entry.setBudget(start, cap - entry.unackedAt(start), online, this.processes)

@@ -1,0 +1,91 @@
+import type { WindowDeltas } from './window-deltas.js'
+import type { WindowKind } from './window-kinds.js'
+
+/** One sync call's keys: one Cluster slot, one algorithm (see the SYNC script for the format). */
+export interface SyncGroup {
+  readonly kind: WindowKind
+  readonly windowMs: number
+  readonly keys: readonly string[]
+  /** Each key's units to add, by window. */
+  readonly deltas: readonly WindowDeltas[]
+}
+
+/** KEYS then ARGV of one sync call, in one array. */
+export function syncArgs(
+  group: SyncGroup,
+  parts: { binary: boolean; now: number | undefined; grace: number },
+): string[] {
+  // The current window is the latest any key has units in; only it and the one before still count.
+  let current = Number.NEGATIVE_INFINITY
+  for (const deltas of group.deltas) {
+    const s = deltas.slots
+    if (s[1] !== 0 && s[0]! > current) current = s[0]!
+    if (s[3] !== 0 && s[2]! > current) current = s[2]!
+  }
+  if (current === Number.NEGATIVE_INFINITY) current = 0
+  const previous = current - group.windowMs
+  const args = [...group.keys]
+  args.push(
+    parts.binary ? 'b' : 't',
+    parts.now === undefined ? '' : String(parts.now),
+    String(parts.grace),
+    group.kind.code,
+    String(group.windowMs),
+    String(previous),
+    String(current),
+  )
+  for (const deltas of group.deltas) {
+    const s = deltas.slots
+    let now = 0
+    let before = 0
+    for (let i = 0; i < 4; i += 2) {
+      if (s[i] === current) now += s[i + 1]!
+      else if (s[i] === previous) before += s[i + 1]!
+    }
+    args.push(before !== 0 ? `${now},${before}` : now !== 0 ? String(now) : '')
+  }
+  return args
+}
+
+const asText = (part: unknown): string | undefined =>
+  typeof part === 'string' ? part : Buffer.isBuffer(part) ? part.toString('latin1') : undefined
+
+const textState = (part: unknown, size: number): number[] | undefined => {
+  const text = asText(part)
+  if (text === undefined) return undefined
+  if (text === '') return new Array(size).fill(0)
+  const fields = text.split(' ').map(Number)
+  return fields.length === size && fields.every(Number.isFinite) ? fields : undefined
+}
+
+/** A sync reply, checked: the clock the script used, and each key's state, written into a target on demand. */
+export interface SyncReply {
+  readonly now: number
+  /** Write key `i`'s state (all zeros: it holds nothing) into `target`. */
+  read(i: number, target: Float64Array): void
+}
+
+/** Check a sync reply for `count` keys of `kind`; throws (the call then counts as failed) on anything unexpected. */
+export function parseSyncReply(reply: unknown, count: number, kind: WindowKind, binary: boolean): SyncReply {
+  const unexpected = (what: string) => new TypeError(`Unexpected reply from the sync script: ${what}`)
+  if (!Array.isArray(reply)) throw unexpected(String(reply).slice(0, 80))
+  const now = Number(asText(reply[0]))
+  if (!Number.isFinite(now)) throw unexpected('no clock')
+  const size = kind.stateSize
+  if (binary) {
+    const states = reply[1]
+    if (reply.length !== 2 || !Buffer.isBuffer(states) || states.length !== count * size * 8) {
+      throw unexpected(`${reply.length - 1} part(s) for ${count} keys`)
+    }
+    return {
+      now,
+      read(i, target) {
+        for (let j = 0; j < size; j++) target[j] = states.readDoubleLE((i * size + j) * 8)
+      },
+    }
+  }
+  if (reply.length !== count + 1) throw unexpected(`${reply.length - 1} states for ${count} keys`)
+  const states = reply.slice(1).map((part) => textState(part, size))
+  if (states.some((state) => state === undefined)) throw unexpected('a state that is not numbers')
+  return { now, read: (i, target) => target.set(states[i]!) }
+}
