@@ -60,6 +60,14 @@ export interface RateLimitHandler<N = any> {
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
+/** The items a request spent (cost > 0), to give back on a refund; the array itself when all did. */
+function spent(items: ConsumeItem[]): ConsumeItem[] | undefined {
+  let free = 0
+  for (let i = 0; i < items.length; i++) if (items[i]!.cost === 0) free++
+  if (free === 0) return items
+  return free === items.length ? undefined : items.filter((item) => item.cost > 0)
+}
+
 /**
  * Create the framework-neutral rate limiter an adapter wraps. Options are validated now: an invalid one
  * throws a `RateLimitConfigError` naming the option, the value and what is allowed.
@@ -230,8 +238,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     if (writeHeaders)
       writeHeaders(headers, decisions, chosen, set.needsNow ? (clock ? clock() : Date.now()) : 0)
     if (decision.allowed) {
-      const charged =
-        count === 1 ? (items[0]!.cost > 0 ? items : undefined) : items.filter((item) => item.cost > 0)
+      const charged = spent(items)
       const passed = passedOutcome({ headers, decisions, decision, delayMs, items: charged, owner: refunds })
       if (plan) passed.plan = plan.plan
       return delayMs > 0 ? sleep(delayMs).then(() => passed) : passed

@@ -1,5 +1,5 @@
 import { toMs } from '../duration.js'
-import { sha256Text } from '../store-keys/sha256.js'
+import { sha256Text128 } from '../store-keys/sha256.js'
 import { callAppFunction, FunctionFailure, invalidKeyValue } from './app-functions.js'
 import { RateLimitRequestError } from './errors.js'
 import type { ParsedRateLimitOptions } from './options/schema.js'
@@ -12,7 +12,7 @@ import { API_KEY_REQUIRED_BODY, API_KEY_UNKNOWN_BODY, JSON_TYPE, PLAN_UNAVAILABL
 /** The usage plan a request is decided under, and the caller its plan counts: its API key or its address. */
 export interface PlanOfRequest {
   plan: string
-  /** The caller as a key partition: `apikey:` and the SHA-256 of the key (never the key), or `ip:...`. */
+  /** The caller as a key partition: `apikey:` and 128 bits of the key's SHA-256 (never the key), or `ip:...`. */
   partition: string
 }
 
@@ -48,16 +48,15 @@ export function compilePlanResolver<N>(parts: {
     timeoutMs: toMs(o.planTimeout)!,
     now,
   })
-  // The SHA-256 of recent keys: hashed once, not on every request.
-  const partitions = new Map<string, string>()
-  const partitionOf = (apiKey: string) => {
-    let partition = partitions.get(apiKey)
-    if (partition === undefined) {
-      partition = `apikey:${sha256Text(apiKey)}`
-      if (partitions.size >= MAX_PARTITIONS) partitions.delete(partitions.keys().next().value!)
-      partitions.set(apiKey, partition)
-    }
-    return partition
+  // Recent keys' plans and callers (the SHA-256 of the key): hashed once, no object made per request.
+  const resolved = new Map<string, PlanOfRequest>()
+  const ofKey = (apiKey: string, plan: string): PlanOfRequest => {
+    const known = resolved.get(apiKey)
+    if (known !== undefined && known.plan === plan) return known
+    const result = { plan, partition: known?.partition ?? `apikey:${sha256Text128(apiKey)}` }
+    if (known === undefined && resolved.size >= MAX_PARTITIONS) resolved.delete(resolved.keys().next().value!)
+    resolved.set(apiKey, result)
+    return result
   }
   const answer = (
     status: number,
@@ -95,7 +94,7 @@ export function compilePlanResolver<N>(parts: {
         error,
       )
     }
-    return { plan: result.plan, partition: partitionOf(apiKey) }
+    return ofKey(apiKey, result.plan)
   }
 
   function withKey(
@@ -127,7 +126,7 @@ export function compilePlanResolver<N>(parts: {
       const result = await lookup(apiKey, undefined as N)
       if ('error' in result) throw result.error
       if (result.plan === undefined || !(result.plan in o.plans!)) return undefined
-      return { plan: result.plan, partition: partitionOf(apiKey) }
+      return ofKey(apiKey, result.plan)
     },
   }
 }

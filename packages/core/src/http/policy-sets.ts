@@ -56,9 +56,12 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
       sets.set(`${plan ?? ''}\n${routeKey ?? ''}`, compile(plan, routeKey))
   }
   const all = [...sets.values()]
+  const byPlan = new Map(planNames.map((plan) => [plan, sets.get(`${plan ?? ''}\n`)!]))
   return {
     get: (plan, routeKey) =>
-      sets.get(`${plan ?? ''}\n${routeKey !== undefined && routeKey in routes ? routeKey : ''}`)!,
+      routeKey === undefined || !(routeKey in routes)
+        ? byPlan.get(plan)!
+        : sets.get(`${plan ?? ''}\n${routeKey}`)!,
     byRoute: Object.keys(routes).length > 0,
     needsRoute: Object.keys(routes).length > 0 || all.some((set) => set.needsRoute),
   }

@@ -30,12 +30,21 @@ export function decideOnStore(
     : boundDelays(store, items, decided, now)
 }
 
+/** Whether every item costs something (none is a free peek): the common case, decided with no reordering. */
+function allCharged(items: readonly ConsumeItem[]): boolean {
+  for (let i = 0; i < items.length; i++) if (items[i]!.cost === 0) return false
+  return true
+}
+
 function decideMany(
   store: Store,
   items: readonly ConsumeItem[],
   order: readonly number[] | undefined,
   now: number | undefined,
 ): Awaitable<Decision[]> {
+  if (order === undefined && allCharged(items)) {
+    return store.consumeAll ? store.consumeAll(items, now) : consumeAll(store, items, now)
+  }
   const sequence = order ?? items.map((_, i) => i)
   const charged = sequence.filter((i) => items[i]!.cost > 0)
   const free = sequence.filter((i) => items[i]!.cost === 0)
@@ -53,7 +62,6 @@ function decideMany(
     for (let j = 0; j < free.length; j++) out[free[j]!] = ps[j]!
     return out
   }
-  if (order === undefined && free.length === 0) return decided
   if (decided instanceof Promise || peeked.some((p) => p instanceof Promise)) {
     return Promise.all([decided, Promise.all(peeked)]).then(([ds, ps]) => place(ds, ps))
   }

@@ -34,6 +34,8 @@ const schema = z.strictObject({
  */
 const SWEEP_BATCH = 8
 const SWEEP_MASK = 511
+/** The largest state `consumeAll` decides on a copy (a sliding log of limit 15); larger ones are peeked first. */
+const MAX_COPIED_STATE = 16
 
 /** One cached wall clock shared by every MemoryStore that is not given a clock. */
 let sharedClock: Clock | undefined
@@ -89,8 +91,75 @@ export class MemoryStore implements Store {
     return decision
   }
 
-  /** Atomic over all items: checks every one first, then consumes them all or none. */
+  /**
+   * Atomic over all items: all are consumed or none. Each is decided once, on a copy of its state; when all
+   * allow, the copies are written back; at the first refusal nothing is written and every item is peeked.
+   * (Synchronous, so no other decision can come between.) Items with a large state (a long sliding log) or
+   * two items on one key are checked first and consumed after, as a copy would cost more than a second look.
+   */
   consumeAll(items: readonly ConsumeItem[], now = this.clock()): Decision[] {
+    const n = items.length
+    if (!this.copyable(items)) return this.peekThenConsume(items, now)
+    const decisions: Decision[] = new Array(n)
+    const tables = this.itemTables
+    const slots = this.itemSlots
+    for (let i = 0; i < n; i++) {
+      const item = items[i]!
+      const table = this.table(item.algorithm)
+      const scratch = this.scratchFor(i)
+      const slot = table.index.get(item.key)
+      const width = table.width
+      tables[i] = table
+      slots[i] = slot ?? -1
+      if (slot === undefined) scratch.fill(0, 0, width)
+      else {
+        const data = table.data
+        for (let k = 0, at = slot * width; k < width; k++) scratch[k] = data[at + k]!
+      }
+      const decision = item.algorithm.consume(scratch, 0, now, item.cost)
+      decisions[i] = decision
+      if (!decision.allowed) return items.map((it) => this.peek(it.algorithm, it.key, it.cost, now))
+    }
+    for (let i = 0; i < n; i++) {
+      const table = tables[i]!
+      const scratch = this.scratches[i]!
+      let slot = slots[i]!
+      if (slot === -1) slot = table.allocate(items[i]!.key, now)
+      const data = table.data
+      for (let k = 0, at = slot * table.width; k < table.width; k++) data[at + k] = scratch[k]!
+      tables[i] = undefined
+    }
+    this.decisions += n
+    if ((this.decisions & SWEEP_MASK) < n) this.table(items[0]!.algorithm).sweep(now, SWEEP_BATCH)
+    return decisions
+  }
+
+  /** Per item of a `consumeAll`, its table and slot: kept here so a decision allocates no arrays. */
+  private readonly itemTables: (SlabTable | undefined)[] = []
+  private readonly itemSlots: number[] = []
+  private readonly scratches: Float64Array[] = []
+
+  private scratchFor(i: number): Float64Array {
+    let scratch = this.scratches[i]
+    if (scratch === undefined) {
+      scratch = new Float64Array(MAX_COPIED_STATE)
+      this.scratches[i] = scratch
+    }
+    return scratch
+  }
+
+  /** Whether every item's state is small enough to copy, and no two items share a state. */
+  private copyable(items: readonly ConsumeItem[]): boolean {
+    for (let i = 0; i < items.length; i++) {
+      const a = items[i]!
+      if (a.algorithm.stateSize > MAX_COPIED_STATE) return false
+      for (let j = 0; j < i; j++)
+        if (items[j]!.key === a.key && items[j]!.algorithm.id === a.algorithm.id) return false
+    }
+    return true
+  }
+
+  private peekThenConsume(items: readonly ConsumeItem[], now: number): Decision[] {
     const decisions = items.map((item) => this.peek(item.algorithm, item.key, item.cost, now))
     if (decisions.every((decision) => decision.allowed)) {
       return items.map((item) => this.consume(item.algorithm, item.key, item.cost, now))
