@@ -6,6 +6,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectMetricsExample } from '../metrics/test/metrics-check.js'
 import { installCopy, listExamples } from './copy-example.js'
 import { expectDemoOutput, expectLayeredExample, expectUsagePlansExample } from './example-checks.js'
 import { floodgateDependencies, packPackages, withFloodgateDependencies } from './pack-packages.js'
@@ -31,6 +32,7 @@ const checks: Record<string, (dir: string) => Promise<void>> = {
   'fastify-basic': (dir) => checkServer('fastify-basic', dir),
   'koa-basic': (dir) => checkServer('koa-basic', dir),
   'usage-plans': (dir) => checkServer('usage-plans', dir, expectUsagePlansExample),
+  metrics: (dir) => checkServer('metrics', dir, expectMetricsExample),
   'multi-instance': async (dir) => {
     const command = npmStart('multi-instance', dir, { REDIS_URL: 'redis://127.0.0.1:6379/11' })
     const { code, output } = await runToEnd(command, { timeoutMs: 90_000 })
