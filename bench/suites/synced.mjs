@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs, runNode, sendResult } from '../lib/child.mjs'
 import { buildOf, commandLine, machine } from '../lib/env.mjs'
 import { fmtCount, fmtRatio, fmtSpread, mdTable } from '../lib/format.mjs'
+import { startPrivateRedis } from '../lib/redis-server.mjs'
 import { writeResults } from '../lib/results.mjs'
 import { summarize } from '../lib/stats.mjs'
 
@@ -219,39 +220,6 @@ async function fleetChild() {
 // ---------------------------------------------------------------------------------------------------------
 // Parent side.
 
-/** A private redis-server on a free port, so that command counts are this run's alone. */
-async function startPrivateRedis() {
-  const { spawn } = await import('node:child_process')
-  const net = await import('node:net')
-  const port = await new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-    server.on('error', reject)
-  })
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  )
-  const failed = await new Promise((resolve) => {
-    child.once('error', () => resolve(true))
-    setTimeout(() => resolve(false), 300)
-  })
-  if (failed) {
-    throw new Error(
-      'The synced bench starts its own redis-server, and none could be started: install it (apt-get install redis-server).',
-    )
-  }
-  const { Redis } = await import('ioredis')
-  const probe = new Redis({ port, lazyConnect: true, retryStrategy: () => 50 })
-  await probe.connect()
-  await probe.ping()
-  probe.disconnect()
-  return { port, stop: () => child.kill('SIGTERM') }
-}
-
 async function ensureBuilt() {
   try {
     const { SyncedStore } = await import('@floodgate/redis')
@@ -344,7 +312,13 @@ async function main() {
   await ensureBuilt()
   const { overshootBound } = await import('@floodgate/redis')
   const started = Date.now()
+  // A redis-server of the suite's own, so that command counts and server time are this run's alone.
   const redis = await startPrivateRedis()
+  if (!redis) {
+    throw new Error(
+      'The synced bench starts its own redis-server, and none could be started: install it (apt-get install redis-server).',
+    )
+  }
   const perCell = () =>
     Object.fromEntries(
       IDS.map((id) => [
@@ -400,7 +374,7 @@ async function main() {
     }
     report({ samples, extra, fleet, started })
   } finally {
-    redis.stop()
+    await redis.stop()
   }
 }
 

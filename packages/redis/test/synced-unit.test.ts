@@ -9,7 +9,7 @@ import {
   slidingWindowLog,
   tokenBucket,
 } from '@floodgate/core'
-import { algorithmCases, seededRandom, virtualClock } from '@floodgate/testkit'
+import { algorithmCases, referenceModel, seededRandom, virtualClock } from '@floodgate/testkit'
 import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -112,26 +112,6 @@ describe('SyncedStore: options and algorithms', () => {
   })
 })
 
-/** The algorithm's own pure functions over one buffer per key: what a single process must decide. */
-function reference(algorithm: Algorithm) {
-  const states = new Map<string, Float64Array>()
-  const state = (key: string) => states.get(key) ?? new Float64Array(algorithm.stateSize)
-  return {
-    consume(key: string, cost: number, now: number) {
-      const s = state(key)
-      const decision = algorithm.consume(s, 0, now, cost)
-      if (decision.allowed) states.set(key, s)
-      return decision
-    },
-    peek: (key: string, cost: number, now: number) => algorithm.peek(state(key), 0, now, cost),
-    refund(key: string, cost: number, now: number) {
-      const s = states.get(key)
-      if (s) algorithm.refund(s, 0, now, cost)
-    },
-    reset: (key: string) => states.delete(key),
-  }
-}
-
 describe('SyncedStore: one process decides as the algorithm does', () => {
   const windowCases = algorithmCases.filter((c) =>
     ['fixed-window', 'sliding-window-counter'].includes(c.name),
@@ -142,7 +122,7 @@ describe('SyncedStore: one process decides as the algorithm does', () => {
       const { store, timers, clock } = synced({ name: `ref-${algorithmCase.name}` })
       for (let seed = 1; seed <= 6; seed++) {
         const random = seededRandom(seed * 104_729)
-        const ref = reference(algorithm)
+        const ref = referenceModel(algorithm)
         const keys = [`a${seed}`, `b${seed}`]
         let now = start + Math.floor(random() * 10_000)
         let flight: Promise<void> | undefined

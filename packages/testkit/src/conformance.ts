@@ -24,8 +24,11 @@ const fields = (d: Decision) => ({
   delayMs: d.delayMs,
 })
 
-/** The reference: the algorithm's own pure functions over one plain buffer per key. */
-function referenceModel(algorithm: Algorithm) {
+/**
+ * The reference: the algorithm's own pure functions over one plain buffer per key, what every store must decide.
+ * Exported for stores that run their own sequences against it.
+ */
+export function referenceModel(algorithm: Algorithm) {
   const states = new Map<string, Float64Array>()
   const state = (key: string) => states.get(key) ?? new Float64Array(algorithm.stateSize)
   return {

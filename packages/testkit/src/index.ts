@@ -1,5 +1,5 @@
 export { type AlgorithmCase, algorithmCases } from './algorithms.js'
-export { describeStoreConformance, type StoreFactory } from './conformance.js'
+export { describeStoreConformance, referenceModel, type StoreFactory } from './conformance.js'
 export { seededRandom } from './random.js'
 export { type RecordingSink, recordingSink, seriesKey } from './recording-sink.js'
 export {
