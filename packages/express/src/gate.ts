@@ -2,7 +2,10 @@ import type { Gate, GateOutcome, RequestInfo } from '@floodgate/core'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 
 function write(outcome: GateOutcome, res: Response, next: NextFunction): void {
-  if (outcome.kind === 'pass') return next()
+  if (outcome.kind === 'pass') {
+    next()
+    return
+  }
   if (outcome.kind === 'gone' || res.headersSent || res.destroyed) return
   res.statusCode = outcome.status
   for (const name in outcome.headers) res.setHeader(name, outcome.headers[name]!)

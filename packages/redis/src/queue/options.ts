@@ -26,6 +26,7 @@ export interface BlockingClient {
 export interface RedisQueueLaneOptions {
   /**
    * How many jobs may wait in this lane; one more is refused (429) at once, atomically with the push.
+   * @default none: required
    * @example 500
    */
   capacity: number
@@ -35,17 +36,20 @@ export interface RedisQueueLaneOptions {
 export interface RedisQueueOptions {
   /**
    * The ioredis client, standalone or Cluster.
+   * @default none: required
    * @example new Redis(process.env.REDIS_URL)
    */
   client: QueueClient
   /**
    * The queue's name: its keys are `prefix:{name}:...`, one hash tag, so a Cluster keeps the whole queue on
    * one slot (its scripts and BLMPOP touch several keys).
+   * @default none: required
    * @example 'jobs'
    */
   name: string
   /**
    * The lanes by name, in drain order: workers take from the first while it has jobs, then the next.
+   * @default none: required
    * @example { premium: { capacity: 500 }, standard: { capacity: 100 } }
    */
   queues: Record<string, RedisQueueLaneOptions>

@@ -7,7 +7,8 @@ import { queueKeys } from './keys.js'
 import { parseQueueOptions, type RedisQueueOptions } from './options.js'
 import { list, num, text } from './replies.js'
 import { ENQUEUE, REAP, STATUS } from './scripts/index.js'
-import { type QueueWorker, startWorker, type WorkerOptions } from './worker.js'
+import { startWorker } from './worker.js'
+import type { QueueWorker, WorkerOptions } from './worker-options.js'
 
 /** What `enqueue` did: a value, never an exception. */
 export type EnqueueResult =

@@ -1,4 +1,3 @@
-import type { Awaitable, Duration } from '@floodgate/core'
 import { CallFailure, parseDuration, type Settled } from '@floodgate/core/internal'
 import type { Script } from '../scripts/index.js'
 import { QueueError } from './errors.js'
@@ -6,70 +5,7 @@ import type { QueueKeys } from './keys.js'
 import type { BlockingClient, ParsedQueueOptions, QueueClient } from './options.js'
 import { list, num, text } from './replies.js'
 import { ACK, CLAIM, FAIL, RENEW } from './scripts/index.js'
-
-/** A job as a worker's handler gets it. */
-export interface Job {
-  readonly id: string
-  /** Its lane. */
-  readonly queue: string
-  readonly payload: string
-  /** 1 the first time it is handed out; more after a failure or a crashed worker. */
-  readonly attempt: number
-}
-
-/** Timers the worker uses (its lease renewals, its reaper, its pause after an error). */
-export interface WorkerTimers {
-  set(fn: () => void, ms: number): unknown
-  clear(handle: unknown): void
-}
-
-/** The options of `queue.worker()`. */
-export interface WorkerOptions {
-  /**
-   * Does the job; what it returns (a string) is kept as the job's result for `status(id)`. A throw or a
-   * rejection hands the job out again, until `maxAttempts`.
-   * @example async (job) => JSON.stringify(await render(JSON.parse(job.payload)))
-   */
-  // biome-ignore lint/suspicious/noConfusingVoidType: a handler with nothing to keep returns nothing
-  handler: (job: Job) => Awaitable<string | undefined | void>
-  /**
-   * How many jobs this worker runs at once, each slot with its own blocking connection.
-   * @default 1
-   * @example 4
-   */
-  concurrency?: number
-  /**
-   * How long one BLMPOP waits for a job before it asks again (and how long `stop()` may take to notice).
-   * @default '1s'
-   * @example '5s'
-   */
-  block?: Duration
-  /**
-   * How often this worker gives back what dead workers held (`queue.reap()`); `false` for never.
-   * @default half the lease
-   * @example '10s'
-   */
-  reapEvery?: Duration | false
-  /**
-   * Called with what went wrong (a handler that failed, Redis unavailable), never thrown.
-   * @default none: a process warning per code, once
-   * @example (error) => log.warn(error)
-   */
-  onError?: (error: QueueError, job: Job | undefined) => void
-  /** The timers; tests pass virtual ones. @default setTimeout / clearTimeout */
-  timers?: WorkerTimers
-}
-
-/** A running worker. */
-export interface QueueWorker {
-  /** Jobs being worked on now. */
-  readonly active: number
-  /**
-   * Stop taking jobs, let the ones at hand finish for up to `drain` (a job still running then keeps its lease
-   * and is handed out again when it runs out), close the connections.
-   */
-  stop(options?: { drain?: Duration }): Promise<void>
-}
+import type { Job, QueueWorker, WorkerOptions, WorkerTimers } from './worker-options.js'
 
 interface WorkerContext {
   client: QueueClient

@@ -38,9 +38,17 @@ export interface EventLoopDelaySignalOptions {
    * @example 0.5
    */
   smoothing?: number
-  /** The histogram to read; default `perf_hooks.monitorEventLoopDelay({ resolution: 10 })`. */
+  /**
+   * The histogram to read (one that reports the delay itself, without a resolution to take off).
+   * @default perf_hooks.monitorEventLoopDelay({ resolution: 10 })
+   * @example monitorEventLoopDelay({ resolution: 20 })
+   */
   histogram?: DelayHistogram
-  /** The timer that samples; tests pass virtual ones. @default setTimeout, unref'd */
+  /**
+   * The timer that samples; tests pass virtual ones.
+   * @default setTimeout / clearTimeout, unref'd
+   * @example virtualTimers(clock)
+   */
   timers?: Timers
 }
 

@@ -9,6 +9,7 @@ export interface QueueOptions {
   /**
    * How many requests may wait in this queue; one more is answered 429 at once. 0: never wait (served only
    * when a place is free).
+   * @default none: required
    * @example 500
    */
   capacity: number
@@ -24,12 +25,14 @@ export interface QueueOptions {
 export interface PriorityQueueOptions<N = any> {
   /**
    * How many requests are served at once; the rest wait in their queue.
+   * @default none: required
    * @example 64
    */
   concurrency: number
   /**
    * The queues by name, in drain order: the first is served first, the next only when the ones before it
    * are empty.
+   * @default none: required
    * @example { premium: { capacity: 500 }, standard: { capacity: 100 } }
    */
   queues: Record<string, QueueOptions>

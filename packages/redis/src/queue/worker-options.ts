@@ -1,0 +1,71 @@
+import type { Awaitable, Duration } from '@floodgate/core'
+import type { QueueError } from './errors.js'
+
+/** A job as a worker's handler gets it. */
+export interface Job {
+  readonly id: string
+  /** Its lane. */
+  readonly queue: string
+  readonly payload: string
+  /** 1 the first time it is handed out; more after a failure or a crashed worker. */
+  readonly attempt: number
+}
+
+/** Timers the worker uses (its lease renewals, its reaper, its pause after an error). */
+export interface WorkerTimers {
+  set(fn: () => void, ms: number): unknown
+  clear(handle: unknown): void
+}
+
+/** The options of `queue.worker()`. */
+export interface WorkerOptions {
+  /**
+   * Does the job; what it returns (a string) is kept as the job's result for `status(id)`. A throw or a
+   * rejection hands the job out again, until `maxAttempts`.
+   * @default none: required
+   * @example async (job) => JSON.stringify(await render(JSON.parse(job.payload)))
+   */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a handler with nothing to keep returns nothing
+  handler: (job: Job) => Awaitable<string | undefined | void>
+  /**
+   * How many jobs this worker runs at once, each slot with its own blocking connection.
+   * @default 1
+   * @example 4
+   */
+  concurrency?: number
+  /**
+   * How long one BLMPOP waits for a job before it asks again (and how long `stop()` may take to notice).
+   * @default '1s'
+   * @example '5s'
+   */
+  block?: Duration
+  /**
+   * How often this worker gives back what dead workers held (`queue.reap()`); `false` for never.
+   * @default half the lease
+   * @example '10s'
+   */
+  reapEvery?: Duration | false
+  /**
+   * Called with what went wrong (a handler that failed, Redis unavailable), never thrown.
+   * @default none: a process warning per code, once
+   * @example (error) => log.warn(error)
+   */
+  onError?: (error: QueueError, job: Job | undefined) => void
+  /**
+   * The timers of lease renewals, the reaper and the pause after an error; tests pass virtual ones.
+   * @default setTimeout / clearTimeout
+   * @example virtualTimers(clock)
+   */
+  timers?: WorkerTimers
+}
+
+/** A running worker. */
+export interface QueueWorker {
+  /** Jobs being worked on now. */
+  readonly active: number
+  /**
+   * Stop taking jobs, let the ones at hand finish for up to `drain` (a job still running then keeps its lease
+   * and is handed out again when it runs out), close the connections.
+   */
+  stop(options?: { drain?: Duration }): Promise<void>
+}
