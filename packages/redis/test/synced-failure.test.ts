@@ -1,7 +1,8 @@
-import { type RedisServer, startRedis } from '@floodgate/testkit'
+import { fixedWindow } from '@floodgate/core'
+import { freePort, type RedisServer, startRedis } from '@floodgate/testkit'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { overshootBound, RedisStore } from '../src/index.js'
+import { overshootBound, RedisStore, SyncedStore } from '../src/index.js'
 import { bundleFixture, type Fleet, forkFleet } from './fixtures/fork-fixture.js'
 import type { FleetOrder, FleetReport } from './fixtures/synced-fleet.js'
 import { ledgerAlgorithm, ledgerKey } from './fixtures/synced-ledger.js'
@@ -144,4 +145,32 @@ describe('SyncedStore: a process killed mid-run', () => {
     expect(lost).toBeLessThanOrEqual(lastInterval)
     expect(lost).toBeGreaterThanOrEqual(0)
   }, 60_000)
+})
+
+describe('SyncedStore: Redis absent from the start', () => {
+  it('decides within timeoutMs, then locally within its share, and says so', async () => {
+    const port = await freePort() // nothing listens there
+    const client = new Redis({ port, host: '127.0.0.1', retryStrategy: () => 50, maxRetriesPerRequest: 1 })
+    client.on('error', () => {})
+    const errors: string[] = []
+    const store = new SyncedStore({
+      store: new RedisStore({ client, prefix, timeoutMs: TIMEOUT_MS }),
+      processes: 4,
+      onError: (error) => errors.push(error.message),
+    })
+    const algorithm = fixedWindow({ limit: 100, window: '1h' })
+    const started = performance.now()
+    const decisions = await Promise.all(Array.from({ length: 60 }, () => store.consume(algorithm, 'k', 1)))
+    const waited = performance.now() - started
+    expect(waited).toBeLessThan(TIMEOUT_MS + SLACK_MS)
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(25) // its share of 100 among 4
+    expect(decisions.every((d) => d.source === 'offline')).toBe(true)
+    expect(errors.length).toBeGreaterThanOrEqual(1) // the failed read was reported
+    // Later requests do not wait at all: the circuit is open.
+    const again = performance.now()
+    expect((await store.consume(algorithm, 'k', 1)).source).toBe('offline')
+    expect(performance.now() - again).toBeLessThan(SLACK_MS)
+    await store.close()
+    client.disconnect()
+  }, 30_000)
 })

@@ -352,3 +352,19 @@ describe('SyncedStore: a client without binary replies', () => {
     expect((await store.peek(swc, 'k', 1, start + 1100)).remaining).toBe(5)
   })
 })
+
+describe('SyncedStore: memory', () => {
+  it('keeps at most maxKeys keys; a forgotten key is read again when it comes back, its count intact', async () => {
+    const { store } = synced({ name: 'max-keys', maxKeys: 10 })
+    const algorithm = fixedWindow({ limit: 100, window: '1h' })
+    for (let i = 0; i < 30; i++) {
+      await store.consume(algorithm, `k${i}`, 1, start)
+      if (i % 5 === 4) await store.sync() // keys with nothing left to send may be forgotten
+    }
+    expect(store.stats.keys).toBeLessThanOrEqual(10)
+    await store.sync()
+    const before = store.stats.waited
+    expect((await store.peek(algorithm, 'k0', 1, start)).remaining).toBe(99)
+    expect(store.stats.waited).toBe(before + 1) // k0 was forgotten, and read again
+  })
+})

@@ -186,6 +186,7 @@ export class SyncedStore implements Store {
       return tagged(algorithm.peek(entry.view, 0, this.timeOf(now), cost), source)
     }
     if (this.wasRead(entry) || !this.online()) return decide()
+    this.counters.waited++
     return this.loop.read(entry).then(decide)
   }
 
