@@ -1,4 +1,5 @@
 import type { Algorithm, Decision } from '@floodgate/core'
+import { boundDelay } from '@floodgate/core/internal'
 import { type Answer, answerer } from './http-answer.js'
 import { readState, type StateReader, stateReader } from './state/inner-state.js'
 
@@ -42,6 +43,7 @@ export function createSession(algorithm: Algorithm): Session {
     reader,
     send(now, cost = 1) {
       const decision = algorithm.consume(state, 0, now, cost)
+      if (boundDelay(algorithm, decision)) algorithm.refund(state, 0, now, cost)
       return { at: now, cost, decision, answer: answer(decision, now) }
     },
     state: (now) => readState(reader, state, now),

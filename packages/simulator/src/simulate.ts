@@ -1,5 +1,5 @@
 import { type Algorithm, type Duration, RateLimitConfigError } from '@floodgate/core'
-import { normalizeCost } from '@floodgate/core/internal'
+import { boundDelay, normalizeCost } from '@floodgate/core/internal'
 import { z } from 'zod'
 import { type StateReader, stateReader } from './state/inner-state.js'
 import type { Summary, Timeline } from './timeline.js'
@@ -237,7 +237,10 @@ function run(
     const k = keyIndex ? keyIndex[i]! : 0
     let state = states[k]
     if (state === undefined) state = states[k] = new Float64Array(algo.stateSize)
-    const d = algo.consume(state, 0, t, cost ? cost[i]! : 1)
+    const units = cost ? cost[i]! : 1
+    const d = algo.consume(state, 0, t, units)
+    // A shaping bound (maxDelay): a request that would wait longer is refused, and spends nothing.
+    if (boundDelay(algo, d)) algo.refund(state, 0, t, units)
     sent[row]!++
     decisions.remaining[i] = d.remaining
     if (d.allowed) {

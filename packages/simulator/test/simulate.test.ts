@@ -162,3 +162,23 @@ describe('simulate', () => {
     )
   })
 })
+
+describe('a bounded shaping bucket (maxDelay)', () => {
+  it('refuses what would wait longer than maxDelay, and spends nothing for it', async () => {
+    const { leakyBucket } = await import('@floodgate/core')
+    const { burst } = await import('../src/index.js')
+    const result = simulate({
+      algorithm: leakyBucket({
+        capacity: 10,
+        leakRate: 1,
+        interval: '100ms',
+        mode: 'shape',
+        maxDelay: '300ms',
+      }),
+      traffic: burst({ at: 0, count: 10 }),
+      duration: '1s',
+    })
+    expect(result.summary.admitted).toBe(4) // waits of 0, 100, 200 and 300 ms
+    expect(result.summary.refused).toBe(6)
+  })
+})
