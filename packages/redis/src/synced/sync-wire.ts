@@ -18,9 +18,8 @@ export function syncArgs(
   // The current window is the latest any key has units in; only it and the one before still count.
   let current = Number.NEGATIVE_INFINITY
   for (const deltas of group.deltas) {
-    const s = deltas.slots
-    if (s[1] !== 0 && s[0]! > current) current = s[0]!
-    if (s[3] !== 0 && s[2]! > current) current = s[2]!
+    if (deltas.a !== 0 && deltas.aStart > current) current = deltas.aStart
+    if (deltas.b !== 0 && deltas.bStart > current) current = deltas.bStart
   }
   if (current === Number.NEGATIVE_INFINITY) current = 0
   const previous = current - group.windowMs
@@ -35,13 +34,8 @@ export function syncArgs(
     String(current),
   )
   for (const deltas of group.deltas) {
-    const s = deltas.slots
-    let now = 0
-    let before = 0
-    for (let i = 0; i < 4; i += 2) {
-      if (s[i] === current) now += s[i + 1]!
-      else if (s[i] === previous) before += s[i + 1]!
-    }
+    const now = deltas.at(current)
+    const before = deltas.at(previous)
     args.push(before !== 0 ? `${now},${before}` : now !== 0 ? String(now) : '')
   }
   return args

@@ -6,7 +6,9 @@ import type { WindowKind } from './window-kinds.js'
  * One key of one algorithm as a process sees it.
  *
  * - `known`: the key's state in Redis as last read, plus what this process admitted through Redis since.
- * - `pending`: units this process admitted locally and has not sent; `inflight`: those of the sync in flight.
+ * - pending: units this process admitted locally and has not sent, those of the latest window on the key itself
+ *   (`pendingStart`, `pendingUnits`: a decision adds to them), older ones in `pendingBefore`; `inflight`: the
+ *   units of the sync in flight.
  * - `view` = known + inflight + pending: what local decisions run the algorithm on.
  * - `unacked`: units admitted locally (less those given back) since the sync whose reply was read last was
  *   sent: what the allowance granted by that reply covers. Counted per window (`unackedStart`).
@@ -15,10 +17,12 @@ import type { WindowKind } from './window-kinds.js'
 export class SyncedKey {
   readonly known: Float64Array
   readonly view: Float64Array
-  pending = new WindowDeltas()
+  pendingStart = Number.NaN
+  pendingUnits = 0
+  readonly pendingBefore = new WindowDeltas()
   inflight: WindowDeltas | undefined
-  /** The buffer the next sync's pending units go to (two buffers take turns: no allocation per sync). */
-  private spare = new WindowDeltas()
+  /** What a sync carries (reused: a key is in one sync at a time). */
+  private readonly outgoing = new WindowDeltas()
   /** When (local clock) the last read landed; -Infinity before the first. */
   readAt = Number.NEGATIVE_INFINITY
   unacked = 0
@@ -88,9 +92,8 @@ export class SyncedKey {
   admittedInBudget(amount: number): void {
     const start = this.budgetStart
     this.budget -= amount
-    const slots = this.pending.slots
-    if (slots[2] === start) slots[3] = slots[3]! + amount
-    else this.pending.add(start, amount)
+    if (this.pendingStart === start) this.pendingUnits += amount
+    else this.addPending(start, amount)
     this.unacked += amount // setBudget made the budget's window the unacknowledged one
     if (this.inflight) {
       if (this.sinceSendStart !== start) {
@@ -104,7 +107,7 @@ export class SyncedKey {
   private count(start: number, amount: number): void {
     if (amount > 0 && start === this.budgetStart) this.budget -= amount
     else this.budgetStart = Number.NaN
-    this.pending.add(start, amount)
+    this.addPending(start, amount)
     if (this.unackedStart !== start) {
       this.unackedStart = start
       this.unacked = 0
@@ -130,11 +133,37 @@ export class SyncedKey {
     return this.unackedStart === start ? this.unacked : 0
   }
 
+  /** Whether it has no units to send. */
+  get pendingEmpty(): boolean {
+    return this.pendingUnits === 0 && this.pendingBefore.empty
+  }
+
+  /** Add units to send, counted in the window starting at `start`. */
+  private addPending(start: number, amount: number): void {
+    if (start === this.pendingStart) this.pendingUnits += amount
+    else if (start > this.pendingStart || Number.isNaN(this.pendingStart)) {
+      if (this.pendingUnits !== 0) this.pendingBefore.add(this.pendingStart, this.pendingUnits)
+      this.pendingStart = start
+      this.pendingUnits = amount
+    } else {
+      this.pendingBefore.add(start, amount)
+    }
+  }
+
+  private forEachPending(apply: (start: number, amount: number) => void): void {
+    this.pendingBefore.forEach(apply)
+    if (this.pendingUnits !== 0) apply(this.pendingStart, this.pendingUnits)
+  }
+
   /** A sync takes the pending units. */
   sent(): WindowDeltas {
-    const deltas = this.pending
-    this.pending = this.spare
-    this.pending.clear()
+    const deltas = this.outgoing
+    deltas.clear()
+    deltas.addAll(this.pendingBefore)
+    deltas.add(this.pendingStart, this.pendingUnits)
+    this.pendingBefore.clear()
+    this.pendingStart = Number.NaN
+    this.pendingUnits = 0
     this.inflight = deltas
     this.sinceSend = 0
     this.sinceSendStart = Number.NaN
@@ -147,7 +176,6 @@ export class SyncedKey {
    */
   synced(at: number): void {
     this.budgetStart = Number.NaN
-    if (this.inflight) this.spare = this.inflight
     this.inflight = undefined
     this.readAt = at
     this.unacked = this.sinceSend
@@ -157,17 +185,16 @@ export class SyncedKey {
 
   /** The sync in flight failed: its units are pending again. */
   unsent(): void {
-    if (this.inflight) {
-      this.pending.addAll(this.inflight)
-      this.spare = this.inflight
-    }
+    this.inflight?.forEach((start, amount) => {
+      this.addPending(start, amount)
+    })
     this.inflight = undefined
   }
 
   private rebuildView(): void {
     const { view, kind } = this
     view.set(this.known)
-    this.pending.forEach((start, amount) => {
+    this.forEachPending((start, amount) => {
       kind.merge(view, start, amount, this.windowMs)
     })
   }

@@ -282,13 +282,13 @@ export class SyncedStore implements Store {
       let looked = 0
       for (const entry of table.values()) {
         victim ??= entry
-        if (entry.pending.empty && !entry.inflight && !entry.queued) {
+        if (entry.pendingEmpty && !entry.inflight && !entry.queued) {
           victim = entry
           break
         }
         if (++looked === 8) break
       }
-      if (victim?.pending.empty) break
+      if (victim?.pendingEmpty) break
     }
     if (victim) this.forget(victim)
   }

@@ -1,51 +1,61 @@
 /**
  * Units counted per window start and not yet in Redis. At most two windows matter (the current one and, for a
  * sliding window counter, the one before it), so two slots: B holds the latest window, A the one before. A
- * delta for a window older than both is dropped, as Redis would drop it.
+ * delta for a window older than both is dropped, as Redis would drop it. Plain number fields: a decision adds
+ * to it, so it is kept one pointer away from its key.
  */
 export class WindowDeltas {
-  /** `[startA, amountA, startB, amountB]`; a free slot has a NaN start. Both present: startA < startB. */
-  readonly slots = Float64Array.of(Number.NaN, 0, Number.NaN, 0)
+  /** Slot A (older): its window start (NaN: free) and units. */
+  aStart = Number.NaN
+  a = 0
+  /** Slot B (latest): its window start (NaN: free) and units. */
+  bStart = Number.NaN
+  b = 0
 
   get empty(): boolean {
-    return this.slots[1] === 0 && this.slots[3] === 0
+    return this.a === 0 && this.b === 0
   }
 
   add(start: number, amount: number): void {
-    const s = this.slots
     if (amount === 0) return
-    if (s[2] === start) s[3] = s[3]! + amount
-    else if (s[0] === start) s[1] = s[1]! + amount
-    else if (Number.isNaN(s[2]!)) {
-      s[2] = start
-      s[3] = amount
-    } else if (start > s[2]!) {
-      s[0] = s[2]!
-      s[1] = s[3]!
-      s[2] = start
-      s[3] = amount
-    } else if (Number.isNaN(s[0]!) || start > s[0]!) {
-      s[0] = start
-      s[1] = amount
+    if (this.bStart === start) this.b += amount
+    else if (this.aStart === start) this.a += amount
+    else if (Number.isNaN(this.bStart)) {
+      this.bStart = start
+      this.b = amount
+    } else if (start > this.bStart) {
+      this.aStart = this.bStart
+      this.a = this.b
+      this.bStart = start
+      this.b = amount
+    } else if (Number.isNaN(this.aStart) || start > this.aStart) {
+      this.aStart = start
+      this.a = amount
     }
     // Older than both slots: it no longer counts anywhere.
   }
 
   /** Add every delta of `other` into this one. */
   addAll(other: WindowDeltas): void {
-    other.forEach((start, amount) => {
-      this.add(start, amount)
-    })
+    if (other.a !== 0) this.add(other.aStart, other.a)
+    if (other.b !== 0) this.add(other.bStart, other.b)
+  }
+
+  /** Units in the window starting at `start` (0 when neither slot holds it). */
+  at(start: number): number {
+    return this.bStart === start ? this.b : this.aStart === start ? this.a : 0
   }
 
   /** Call `apply(start, amount)` for each non-zero delta, the older window first. */
   forEach(apply: (start: number, amount: number) => void): void {
-    const s = this.slots
-    if (s[1] !== 0) apply(s[0]!, s[1]!)
-    if (s[3] !== 0) apply(s[2]!, s[3]!)
+    if (this.a !== 0) apply(this.aStart, this.a)
+    if (this.b !== 0) apply(this.bStart, this.b)
   }
 
   clear(): void {
-    this.slots.set([Number.NaN, 0, Number.NaN, 0])
+    this.aStart = Number.NaN
+    this.a = 0
+    this.bStart = Number.NaN
+    this.b = 0
   }
 }
