@@ -8,6 +8,8 @@
 //     reaches; and the refusal path (a limit of 1 per minute, so everything after the first request is a
 //     429) for Floodgate and the peer on memory stores;
 //   - Redis CPU per request for the Redis rows, on a redis-server the suite starts for itself;
+//   - Floodgate with metrics on (prometheus() and openTelemetry() on memory, prometheus() on RedisStore):
+//     the server CPU per request it adds, paired with the same configuration off within a cycle;
 //   - 300 HTTP-pipelined GETs written at once on one connection at a limit of 100 per minute: how many pass.
 // Every server runs in its own child process (bench/suites/http/server.mjs, started with fork) and reports
 // its process.cpuUsage() over IPC; the load generator (bench/suites/http/client.mjs: keep-alive

@@ -4,6 +4,8 @@
  * prefix) set. Every module is imported lazily, so a server process loads one framework and one limiter.
  */
 
+import { metricsSink } from '../../lib/metrics-sink.mjs'
+
 export const HELLO = 'Hello, world!'
 
 export const FRAMEWORKS = {
@@ -31,14 +33,21 @@ export const FRAMEWORKS = {
 export const LIMITERS = ['none', 'floodgate', 'peer']
 
 /** How each configuration is written, for the results. */
-export function howOf(framework, limiter, store) {
+export function howOf(framework, limiter, store, metrics) {
   if (limiter === 'none') return 'no limiter'
   if (limiter === 'floodgate') {
-    const s = store === 'redis' ? ', store: new RedisStore({ client: redis, prefix })' : ''
-    const opts = `{ limit, window: '1m'${s} }`
+    const m = metrics ? ', metrics' : ''
+    const s = store === 'redis' ? `, store: new RedisStore({ client: redis, prefix${m} })` : ''
+    const sink =
+      metrics === 'prometheus'
+        ? ' with metrics = prometheus({ register: new Registry() })'
+        : metrics === 'opentelemetry'
+          ? ' with metrics = openTelemetry({ meter }) (an SDK MeterProvider, in-memory exporter)'
+          : ''
+    const opts = `{ limit, window: '1m'${s}${m} }`
     return framework === 'fastify'
-      ? `await app.register(rateLimit, ${opts}) (@floodgate/fastify)`
-      : `app.use(rateLimit(${opts})) (@floodgate/${framework})`
+      ? `await app.register(rateLimit, ${opts}) (@floodgate/fastify)${sink}`
+      : `app.use(rateLimit(${opts})) (@floodgate/${framework})${sink}`
   }
   if (framework === 'express') {
     return store === 'redis'
@@ -66,7 +75,7 @@ async function redisClient(options) {
  * Build and start one server on 127.0.0.1 (an ephemeral port). `limit` per 60 s per client address.
  * Resolves with `{ port, close() }`.
  */
-export async function startServer({ framework, limiter, store, limit, prefix, redisOptions }) {
+export async function startServer({ framework, limiter, store, limit, prefix, redisOptions, metrics }) {
   const windowMs = 60_000
   const clients = []
   const redis = async () => {
@@ -82,7 +91,7 @@ export async function startServer({ framework, limiter, store, limit, prefix, re
     const app = express()
     if (limiter === 'floodgate') {
       const { rateLimit } = await import('@floodgate/express')
-      app.use(rateLimit(await floodgateOptions(store, limit, prefix, redis)))
+      app.use(rateLimit(await floodgateOptions(store, limit, prefix, redis, metrics)))
     } else if (limiter === 'peer') {
       const { rateLimit } = await import('express-rate-limit')
       const options = { windowMs, limit }
@@ -106,7 +115,7 @@ export async function startServer({ framework, limiter, store, limit, prefix, re
     const app = Fastify({ logger: false })
     if (limiter === 'floodgate') {
       const { rateLimit } = await import('@floodgate/fastify')
-      await app.register(rateLimit, await floodgateOptions(store, limit, prefix, redis))
+      await app.register(rateLimit, await floodgateOptions(store, limit, prefix, redis, metrics))
     } else if (limiter === 'peer') {
       const { default: fastifyRateLimit } = await import('@fastify/rate-limit')
       const options = { max: limit, timeWindow: windowMs }
@@ -122,7 +131,7 @@ export async function startServer({ framework, limiter, store, limit, prefix, re
     const app = new Koa()
     if (limiter === 'floodgate') {
       const { rateLimit } = await import('@floodgate/koa')
-      app.use(rateLimit(await floodgateOptions(store, limit, prefix, redis)))
+      app.use(rateLimit(await floodgateOptions(store, limit, prefix, redis, metrics)))
     } else if (limiter === 'peer') {
       const { default: ratelimit } = await import('koa-ratelimit')
       app.use(
@@ -160,11 +169,13 @@ export async function startServer({ framework, limiter, store, limit, prefix, re
   }
 }
 
-async function floodgateOptions(store, limit, prefix, redis) {
+async function floodgateOptions(store, limit, prefix, redis, metrics) {
   const options = { limit, window: '1m' }
+  const sink = metrics ? await metricsSink(metrics) : undefined
+  if (sink) options.metrics = sink
   if (store === 'redis') {
     const { RedisStore } = await import('@floodgate/redis')
-    options.store = new RedisStore({ client: await redis(), prefix })
+    options.store = new RedisStore({ client: await redis(), prefix, ...(sink ? { metrics: sink } : {}) })
   }
   return options
 }

@@ -52,6 +52,37 @@ export const CONFIGURATIONS = [
     label: 'Floodgate, memory, refusal path',
   },
   { id: 'peer-refuse', limiter: 'peer', store: 'memory', limit: 'refuse' },
+  {
+    id: 'fg-metrics',
+    limiter: 'floodgate',
+    store: 'memory',
+    limit: 'pass',
+    metrics: 'prometheus',
+    label: 'Floodgate, memory, metrics: prometheus()',
+  },
+  {
+    id: 'fg-otel',
+    limiter: 'floodgate',
+    store: 'memory',
+    limit: 'pass',
+    metrics: 'opentelemetry',
+    label: 'Floodgate, memory, metrics: openTelemetry()',
+  },
+  {
+    id: 'fg-redis-metrics',
+    limiter: 'floodgate',
+    store: 'redis',
+    limit: 'pass',
+    metrics: 'prometheus',
+    label: 'Floodgate, RedisStore, metrics: prometheus()',
+  },
+]
+
+/** Floodgate with metrics on, each against the same configuration with metrics off, paired within a cycle. */
+export const METRICS_PAIRS = [
+  ['fg-memory', 'fg-metrics'],
+  ['fg-memory', 'fg-otel'],
+  ['fg-redis', 'fg-redis-metrics'],
 ]
 
 /** Each limiter's pass path and its refusal path, compared within a cycle. */
@@ -83,6 +114,7 @@ export function serverSpec(settings, { framework, configuration, runPrefix, roun
     framework,
     limiter: configuration.limiter,
     store: configuration.store ?? 'memory',
+    metrics: configuration.metrics,
     limit: configuration.limit === 'refuse' ? settings.refuseLimit : settings.passLimit,
     prefix: `${runPrefix}:${framework}:${configuration.id}:r${round}`,
     redisOptions: settings.redis,

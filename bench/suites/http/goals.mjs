@@ -1,12 +1,13 @@
 /**
  * The goals the HTTP suite checks, each as a row `[goal, measured, verdict]`: Floodgate on its memory store
  * at least 0.90x bare req/s; on Redis above the peer on Redis (Fastify: at least 0.80x bare) and costing Redis
- * no more CPU per request than the peer; its refusal path no slower than its pass path; exactly the limit
+ * no more CPU per request than the peer; its refusal path no slower than its pass path; metrics on (prom-client,
+ * OpenTelemetry) costing at most 1 µs of server CPU per request more than off; exactly the limit
  * through a pipeline. Pure: a function of the results.
  */
 import { fmtRatio } from '../../lib/format.mjs'
 import { FRAMEWORKS } from './apps.mjs'
-import { FRAMEWORK_IDS, REDIS_PAIR } from './config.mjs'
+import { configurationOf, FRAMEWORK_IDS, labelOf, METRICS_PAIRS, REDIS_PAIR } from './config.mjs'
 import { isExact, passedOf } from './pipelined-check.mjs'
 import { medianOf, ratiosToBare } from './summarize-throughput.mjs'
 
@@ -73,6 +74,20 @@ function refusalGoal(throughput, fw) {
   ]
 }
 
+/** Metrics on cost at most 1 µs of server CPU per request more than the same server with metrics off. */
+function metricsGoal(throughput, fw, [off, on]) {
+  const cell = throughput[fw][on]
+  const goal = `${FRAMEWORKS[fw].label}, ${labelOf(fw, configurationOf(on))}: at most +1 µs server CPU per request`
+  if (!cell?.metricsCpuUsPerRequest) return [goal, 'not measured', 'n/a']
+  const { median, q1, q3 } = cell.metricsCpuUsPerRequest
+  const sign = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`
+  return [
+    goal,
+    `${sign(median)} µs per request against ${off} (quartiles ${sign(q1)} to ${sign(q3)})`,
+    median <= 1 ? 'met' : 'NOT met',
+  ]
+}
+
 function pipelinedGoal(pipelinedRows, fw, pipelinedSettings) {
   const row = pipelinedRows.find((x) => x.framework === fw && x.limiter === 'floodgate')
   const n = row.tries.length
@@ -92,6 +107,7 @@ export function goalRows({ meta, throughput, pipelined }) {
     ...each((fw) => redisGoal(throughput, fw)),
     ...(hasRedis ? each((fw) => redisCpuGoal(throughput, fw)) : []),
     ...each((fw) => refusalGoal(throughput, fw)),
+    ...METRICS_PAIRS.flatMap((pair) => each((fw) => metricsGoal(throughput, fw, pair))),
     ...each((fw) => pipelinedGoal(pipelined, fw, meta.config.pipelined)),
   ]
 }

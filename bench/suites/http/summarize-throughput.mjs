@@ -5,7 +5,7 @@
  */
 import { quartiles } from '../../lib/stats.mjs'
 import { howOf } from './apps.mjs'
-import { labelOf, PASS_AND_REFUSAL, REDIS_PAIR } from './config.mjs'
+import { labelOf, METRICS_PAIRS, PASS_AND_REFUSAL, REDIS_PAIR } from './config.mjs'
 
 /** A Redis figure of a slice per response (NaN where the slice was not measured on the suite's own Redis). */
 const redisPerRequest = (slice, field) =>
@@ -33,7 +33,7 @@ export function summarizeFramework(results, framework, configurations) {
     const cell = results[configuration.id]
     const own = cell.slices
     cell.label = labelOf(framework, configuration)
-    cell.how = howOf(framework, configuration.limiter, configuration.store)
+    cell.how = howOf(framework, configuration.limiter, configuration.store, configuration.metrics)
     cell.perSecond = quartiles(own.map((x) => x.perSecond))
     cell.cpuUsPerRequest = quartiles(own.map((x) => x.cpuUsPerRequest))
     cell.p50Ms = quartiles(own.map((x) => x.p50Ms))
@@ -59,6 +59,14 @@ export function summarizeFramework(results, framework, configurations) {
     const q = results[refuse]
     q.perSecondXPass = quartiles(q.slices.map((x, i) => x.perSecond / p[i].perSecond))
     q.cpuXPass = quartiles(q.slices.map((x, i) => p[i].cpuUsPerRequest / x.cpuUsPerRequest))
+  }
+  for (const [off, on] of METRICS_PAIRS) {
+    if (!results[off] || !results[on]) continue
+    // Server CPU µs per request with metrics on minus the same configuration off, paired within a cycle.
+    const o = results[off].slices
+    results[on].metricsCpuUsPerRequest = quartiles(
+      results[on].slices.map((x, i) => x.cpuUsPerRequest - o[i].cpuUsPerRequest),
+    )
   }
   const [fg, peer] = REDIS_PAIR.map((id) => results[id])
   if (fg?.redisCpuUsPerRequest && peer?.redisCpuUsPerRequest) {

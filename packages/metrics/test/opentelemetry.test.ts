@@ -2,7 +2,6 @@
 // instrument names, units, descriptions and kinds as the catalog has them, counts after real decisions,
 // histogram boundaries from the catalog, gauges as up-down counters, one set of instruments per meter.
 import { createPriorityQueue, createRateLimitHandler, METRICS, RateLimitConfigError } from '@floodgate/core'
-import { createStoreMetrics } from '@floodgate/core/internal'
 import { openTelemetry } from '@floodgate/metrics/opentelemetry'
 import type { Meter } from '@opentelemetry/api'
 import {
@@ -14,6 +13,7 @@ import {
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics'
 import { afterEach, describe, expect, it } from 'vitest'
+import { timedCalls } from './timed-calls.js'
 
 const request = (ip = '203.0.113.7') => ({
   ip,
@@ -74,18 +74,7 @@ describe('openTelemetry({ meter })', () => {
 
   it('histograms: the catalog boundaries, in seconds', async () => {
     const { meter, collect } = provider()
-    let now = 0
-    const store = createStoreMetrics({
-      sink: openTelemetry({ meter }),
-      store: 'redis',
-      operations: ['consume'],
-      clock: () => now,
-    })!
-    for (const ms of [0.2, 3]) {
-      const call = store.timed('consume', Promise.resolve())
-      now += ms
-      await call
-    }
+    await timedCalls(openTelemetry({ meter }), [0.2, 3])
     const duration = (await collect()).get('floodgate.store.duration')!
     expect(duration.descriptor.unit).toBe('s')
     expect(duration.dataPointType).toBe(DataPointType.HISTOGRAM)

@@ -2,10 +2,10 @@
 // them, counts after real decisions, cumulative histogram buckets, gauges read at scrape time, one set of series
 // per registry, OpenMetrics, resets, and bad options.
 import { createLoadShedder, createRateLimitHandler, METRICS, RateLimitConfigError } from '@floodgate/core'
-import { createStoreMetrics } from '@floodgate/core/internal'
 import { prometheus } from '@floodgate/metrics/prometheus'
-import { Counter, Registry } from 'prom-client'
+import { AggregatorRegistry, Counter, Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
+import { timedCalls } from './timed-calls.js'
 
 const request = (ip = '203.0.113.7') => ({
   ip,
@@ -47,18 +47,7 @@ describe('prometheus({ register })', () => {
 
   it('histograms: cumulative buckets up to +Inf, sum and count, in seconds', async () => {
     const register = new Registry()
-    let now = 0
-    const store = createStoreMetrics({
-      sink: prometheus({ register }),
-      store: 'redis',
-      operations: ['consume'],
-      clock: () => now,
-    })!
-    for (const ms of [0.2, 0.7, 3, 4000]) {
-      const call = store.timed('consume', Promise.resolve())
-      now += ms
-      await call
-    }
+    await timedCalls(prometheus({ register }), [0.2, 0.7, 3, 4000])
     const text = await register.metrics()
     const line = (le: string) =>
       text
@@ -140,6 +129,28 @@ describe('prometheus({ register })', () => {
     register.resetMetrics()
     expect(await register.metrics()).toContain(
       'floodgate_shed_total{priority="sheddable",cause="in_flight"} 0',
+    )
+  })
+
+  it("a cluster's workers: prom-client's AggregatorRegistry sums their series, histograms too", async () => {
+    const workers = await Promise.all(
+      [2, 3].map(async (n) => {
+        const register = new Registry()
+        const handler = createRateLimitHandler({
+          limit: 100,
+          window: '1m',
+          metrics: prometheus({ register }),
+        })
+        for (let i = 0; i < n; i++) await handler.handle(request())
+        await timedCalls(prometheus({ register }), [2])
+        return register.getMetricsAsJSON()
+      }),
+    )
+    const text = await AggregatorRegistry.aggregate(workers).metrics()
+    expect(text).toContain('floodgate_requests_total{outcome="allowed"} 5')
+    expect(text).toContain('floodgate_store_duration_seconds_count{store="redis",operation="consume"} 2')
+    expect(text).toMatch(
+      /floodgate_store_duration_seconds_bucket\{store="redis",operation="consume",le="0.0025"\} 2/,
     )
   })
 
