@@ -63,6 +63,7 @@ export interface MetricsSink {
    * The share of a policy's limit below which an allowed decision's `remaining` counts as near the limit
    * (`floodgate_near_limit_total`): 0.2 counts the decisions that left less than a fifth of the limit.
    * @default 0.2
+   * @example 0.1
    */
   readonly nearLimit?: number
 }
