@@ -1,0 +1,55 @@
+import { execFileSync } from 'node:child_process'
+import { readFileSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
+/** Whether valgrind is on this machine (the instruction counts need it). */
+export function hasValgrind() {
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+
+function instructions(script, args) {
+  const out = path.join(
+    os.tmpdir(),
+    `fg-callgrind-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+  )
+  try {
+    execFileSync(
+      'valgrind',
+      [
+        '--tool=callgrind',
+        `--callgrind-out-file=${out}`,
+        process.execPath,
+        '--single-threaded',
+        '--predictable-gc-schedule',
+        script,
+        ...args,
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    )
+    const summary = /^summary: (\d+)/m.exec(readFileSync(out, 'utf8'))
+    if (!summary) throw new Error(`no callgrind summary for ${script} ${args.join(' ')}`)
+    return Number(summary[1])
+  } finally {
+    rmSync(out, { force: true })
+  }
+}
+
+/**
+ * CPU instructions per operation, counted by valgrind's callgrind (deterministic: the same count whatever
+ * else the machine is doing). `script` runs `n` operations when given `[...args, String(n)]`; the count is
+ * the difference between two runs divided by the difference in operations, so start-up and warm-up cancel.
+ */
+export function instructionsPerOperation(script, args, { small = 20_000, large = 40_000 } = {}) {
+  const a = instructions(script, [...args, String(small)])
+  const b = instructions(script, [...args, String(large)])
+  return (b - a) / (large - small)
+}
