@@ -1,4 +1,5 @@
 import type { Algorithm } from '@floodgate/core'
+import type { ViewSlab } from './view-slab.js'
 import { WindowDeltas } from './window-deltas.js'
 import type { WindowKind } from './window-kinds.js'
 
@@ -9,14 +10,16 @@ import type { WindowKind } from './window-kinds.js'
  * - pending: units this process admitted locally and has not sent, those of the latest window on the key itself
  *   (`pendingStart`, `pendingUnits`: a decision adds to them), older ones in `pendingBefore`; `inflight`: the
  *   units of the sync in flight.
- * - `view` = known + inflight + pending: what local decisions run the algorithm on.
+ * - the view = known + inflight + pending: what local decisions run the algorithm on, at offset `at` of its
+ *   algorithm's slab (`slab.data`).
  * - `unacked`: units admitted locally (less those given back) since the sync whose reply was read last was
  *   sent: what the allowance granted by that reply covers. Counted per window (`unackedStart`).
  * - `sinceSend`: units admitted locally since the sync in flight was sent (not in what it reads back).
  */
 export class SyncedKey {
   readonly known: Float64Array
-  readonly view: Float64Array
+  /** Where its view is in `slab.data`. */
+  readonly at: number
   pendingStart = Number.NaN
   pendingUnits = 0
   readonly pendingBefore = new WindowDeltas()
@@ -56,9 +59,10 @@ export class SyncedKey {
     readonly rkey: string,
     readonly algorithm: Algorithm,
     readonly kind: WindowKind,
+    readonly slab: ViewSlab,
   ) {
     this.known = new Float64Array(kind.stateSize)
-    this.view = new Float64Array(kind.stateSize)
+    this.at = slab.allocate()
   }
 
   get windowMs(): number {
@@ -125,7 +129,7 @@ export class SyncedKey {
   /** Units admitted at window `start` through Redis (already in Redis: known, not pending). */
   admittedInRedis(start: number, amount: number): void {
     this.budgetStart = Number.NaN
-    this.kind.merge(this.known, start, amount, this.windowMs)
+    this.kind.merge(this.known, 0, start, amount, this.windowMs)
   }
 
   /** Units admitted since the last acknowledged send, in window `start`. */
@@ -192,10 +196,11 @@ export class SyncedKey {
   }
 
   private rebuildView(): void {
-    const { view, kind } = this
-    view.set(this.known)
+    const { kind, at } = this
+    const view = this.slab.data
+    view.set(this.known, at)
     this.forEachPending((start, amount) => {
-      kind.merge(view, start, amount, this.windowMs)
+      kind.merge(view, at, start, amount, this.windowMs)
     })
   }
 }

@@ -14,6 +14,7 @@ import { ServerClock } from './server-clock.js'
 import { SyncLoop } from './sync-loop.js'
 import { emptyStats, type SyncStats } from './sync-stats.js'
 import { SyncedKey } from './synced-key.js'
+import { ViewSlab } from './view-slab.js'
 import { windowKindOf, windowStart } from './window-kinds.js'
 
 /**
@@ -69,6 +70,8 @@ export class SyncedStore implements Store {
   readonly exactWithin: number
   readonly offline: ParsedSyncedOptions['offline']
   private readonly tables = new Map<string, Map<string, SyncedKey>>()
+  /** The views of each algorithm's keys (by algorithm id). */
+  private readonly slabs = new Map<string, ViewSlab>()
   private readonly resets = new Map<string, Promise<void>>()
   private readonly maxKeys: number
   private readonly local: () => number
@@ -152,9 +155,12 @@ export class SyncedStore implements Store {
     const online = this.online()
     if (!online || this.wasRead(entry)) return this.decide(entry, cost, now, online)
     this.counters.waited++
-    return this.loop
-      .read(entry)
-      .then(() => this.decide(entry, cost, now, this.online() && this.wasRead(entry)))
+    return this.loop.read(entry).then(() =>
+      // A key reset or forgotten meanwhile starts over.
+      entry.detached
+        ? this.consume(algorithm, key, cost, now)
+        : this.decide(entry, cost, now, this.online() && this.wasRead(entry)),
+    )
   }
 
   /** Atomic over all items when every one can be decided locally; otherwise one by one, giving back on a refusal. */
@@ -183,11 +189,13 @@ export class SyncedStore implements Store {
     const decide = () => {
       this.loop.enqueue(entry)
       const source = this.wasRead(entry) && this.online() ? 'local' : 'offline'
-      return tagged(algorithm.peek(entry.view, 0, this.timeOf(now), cost), source)
+      return tagged(algorithm.peek(entry.slab.data, entry.at, this.timeOf(now), cost), source)
     }
     if (this.wasRead(entry) || !this.online()) return decide()
     this.counters.waited++
-    return this.loop.read(entry).then(decide)
+    return this.loop
+      .read(entry)
+      .then(() => (entry.detached ? this.peek(algorithm, key, cost, now) : decide()))
   }
 
   /** Give units back locally (sent with the next sync); a key this process does not hold is refunded in Redis. */
@@ -196,10 +204,11 @@ export class SyncedStore implements Store {
     if (!entry) return this.store.refund(algorithm, key, cost, now)
     const t = this.timeOf(now)
     const start = windowStart(t, entry.windowMs)
-    const view = entry.view
-    const before = view[0] === start ? view[1]! : 0
-    algorithm.refund(view, 0, t, cost)
-    const given = before - (view[0] === start ? view[1]! : 0)
+    const { at } = entry
+    const view = entry.slab.data
+    const before = view[at] === start ? view[at + 1]! : 0
+    algorithm.refund(view, at, t, cost)
+    const given = before - (view[at] === start ? view[at + 1]! : 0)
     if (given > 0) {
       entry.refunded(start, given)
       this.loop.enqueue(entry)
@@ -238,6 +247,7 @@ export class SyncedStore implements Store {
     if (this.fleet.counting && this.online()) await this.loop.heartbeat('leave')
     for (const table of this.tables.values()) for (const entry of table.values()) entry.detached = true
     this.tables.clear()
+    this.slabs.clear()
     this.lastAlgorithm = undefined
     this.lastTable = undefined
     this.size = 0
@@ -269,7 +279,12 @@ export class SyncedStore implements Store {
       this.lastTable = table
     }
     if (this.size >= this.maxKeys) this.evict()
-    const entry = new SyncedKey(key, rkey, algorithm, kind)
+    let slab = this.slabs.get(algorithm.id)
+    if (!slab) {
+      slab = new ViewSlab(kind.stateSize)
+      this.slabs.set(algorithm.id, slab)
+    }
+    const entry = new SyncedKey(key, rkey, algorithm, kind, slab)
     table.set(key, entry)
     this.size++
     return entry
@@ -295,7 +310,10 @@ export class SyncedStore implements Store {
 
   private forget(entry: SyncedKey): void {
     entry.detached = true
-    if (this.tables.get(entry.algorithm.id)?.delete(entry.key)) this.size--
+    if (this.tables.get(entry.algorithm.id)?.delete(entry.key)) {
+      this.size--
+      entry.slab.release(entry.at)
+    }
     const waiters = entry.waiters
     entry.waiters = undefined
     for (const resolve of waiters ?? []) resolve()
@@ -334,7 +352,7 @@ export class SyncedStore implements Store {
     if (!online && this.offline === 'limit') return Number.POSITIVE_INFINITY
     const limit = entry.algorithm.limit
     const ceiling = online ? limit * (1 - this.exactWithin) : limit
-    const others = entry.kind.used(entry.view, t, entry.windowMs) - entry.unackedAt(start)
+    const others = entry.kind.used(entry.slab.data, entry.at, t, entry.windowMs) - entry.unackedAt(start)
     return (ceiling - others) / this.processes + CAP_EPSILON
   }
 
@@ -356,7 +374,7 @@ export class SyncedStore implements Store {
       entry.budgetProcesses === this.fleet.processes
     ) {
       // The allowance, as last computed in this window, still covers it.
-      const decision = algorithm.consume(entry.view, 0, t, cost)
+      const decision = algorithm.consume(entry.slab.data, entry.at, t, cost)
       if (decision.allowed) entry.admittedInBudget(cost)
       if (online) {
         this.counters.local++
@@ -370,17 +388,17 @@ export class SyncedStore implements Store {
     const cap = this.capOf(entry, t, start, online)
     entry.setBudget(start, cap - entry.unackedAt(start), online, this.processes)
     if (entry.unackedAt(start) + cost <= cap) {
-      const decision = algorithm.consume(entry.view, 0, t, cost)
+      const decision = algorithm.consume(entry.slab.data, entry.at, t, cost)
       if (decision.allowed) entry.admitted(start, cost)
       this.counters[source]++
       return tagged(decision, source)
     }
-    const view = algorithm.peek(entry.view, 0, t, cost)
+    const view = algorithm.peek(entry.slab.data, entry.at, t, cost)
     // Near the limit (the total would pass limit x (1 - exactWithin), or no allowance can hold the cost):
     // Redis decides. Elsewhere the allowance is spent until the next sync.
     const nearLimit =
       cap < cost ||
-      entry.kind.used(entry.view, t, entry.windowMs) + cost >
+      entry.kind.used(entry.slab.data, entry.at, t, entry.windowMs) + cost >
         algorithm.limit * (1 - this.exactWithin) + CAP_EPSILON
     if (view.allowed && online && nearLimit) return this.decideInRedis(entry, cost, now, t)
     this.counters[source]++
@@ -402,6 +420,7 @@ export class SyncedStore implements Store {
     this.counters.exact++
     return this.store.consume(algorithm, entry.key, cost, now).then(
       (decision) => {
+        if (entry.detached) return decision as SyncedDecision // reset or forgotten meanwhile: Redis decided
         if (decision.source !== 'redis' && decision.source !== 'block-cache') {
           this.counters.exact--
           return this.decide(entry, cost, now, false)
@@ -409,13 +428,15 @@ export class SyncedStore implements Store {
         if (!decision.allowed) return decision as SyncedDecision
         const start = windowStart(t, entry.windowMs)
         entry.admittedInRedis(start, cost)
-        const local = algorithm.consume(entry.view, 0, t, cost)
-        if (!local.allowed) entry.kind.merge(entry.view, start, cost, entry.windowMs)
+        const local = algorithm.consume(entry.slab.data, entry.at, t, cost)
+        if (!local.allowed) entry.kind.merge(entry.slab.data, entry.at, start, cost, entry.windowMs)
         return tagged(local.allowed ? local : decision, decision.source)
       },
       () => {
         this.counters.exact--
-        return this.decide(entry, cost, now, false)
+        return entry.detached
+          ? this.consume(algorithm, entry.key, cost, now)
+          : this.decide(entry, cost, now, false)
       },
     )
   }
@@ -435,12 +456,14 @@ export class SyncedStore implements Store {
       (entry, i) => entry.unackedAt(starts[i]!) + items[i]!.cost <= this.capOf(entry, t, starts[i]!, true),
     )
     if (!fits) return undefined
-    const peeks = entries.map((entry, i) => entry.algorithm.peek(entry.view, 0, t, items[i]!.cost))
+    const peeks = entries.map((entry, i) =>
+      entry.algorithm.peek(entry.slab.data, entry.at, t, items[i]!.cost),
+    )
     for (const entry of entries) this.loop.enqueue(entry)
     this.counters.local += entries.length
     if (!peeks.every((d) => d.allowed)) return peeks.map((d) => tagged(d, 'local'))
     return entries.map((entry, i) => {
-      const decision = entry.algorithm.consume(entry.view, 0, t, items[i]!.cost)
+      const decision = entry.algorithm.consume(entry.slab.data, entry.at, t, items[i]!.cost)
       entry.admitted(starts[i]!, items[i]!.cost)
       return tagged(decision, 'local')
     })

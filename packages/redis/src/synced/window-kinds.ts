@@ -13,52 +13,52 @@ export interface WindowKind {
   readonly code: 'fw' | 'swc'
   readonly stateSize: 2 | 3
   /**
-   * Add `amount` units (negative: units given back) counted in the window starting at `start` to `state`, in
-   * place. A delta for a window older than the state's is dropped (it no longer counts); a window never goes
+   * Add `amount` units (negative: units given back) counted in the window starting at `start` to the state at
+   * offset `at` of `state`, in place. A delta for a window older than the state's is dropped (it no longer counts); a window never goes
    * below 0. Mirrors `merge_fw` / `merge_swc` in the sync script.
    */
-  merge(state: Float64Array, start: number, amount: number, windowMs: number): void
-  /** How many units `state` counts against the limit at `now`. */
-  used(state: Float64Array, now: number, windowMs: number): number
+  merge(state: Float64Array, at: number, start: number, amount: number, windowMs: number): void
+  /** How many units the state at offset `at` of `state` counts against the limit at `now`. */
+  used(state: Float64Array, at: number, now: number, windowMs: number): number
 }
 
 const fixedWindow: WindowKind = {
   code: 'fw',
   stateSize: 2,
-  merge(s, start, amount, _w) {
+  merge(s, at, start, amount, _w) {
     if (amount === 0) return
-    if (start === s[0]) s[1] = Math.max(0, s[1]! + amount)
-    else if (start > s[0]! && amount > 0) {
-      s[0] = start
-      s[1] = amount
+    if (start === s[at]) s[at + 1] = Math.max(0, s[at + 1]! + amount)
+    else if (start > s[at]! && amount > 0) {
+      s[at] = start
+      s[at + 1] = amount
     }
   },
-  used: (s, now, w) => (s[0] === Math.floor(now / w) * w ? s[1]! : 0),
+  used: (s, at, now, w) => (s[at] === Math.floor(now / w) * w ? s[at + 1]! : 0),
 }
 
 const slidingWindowCounter: WindowKind = {
   code: 'swc',
   stateSize: 3,
-  merge(s, start, amount, w) {
+  merge(s, at, start, amount, w) {
     if (amount === 0) return
-    const stored = s[0]!
-    if (start === stored) s[1] = Math.max(0, s[1]! + amount)
-    else if (start === stored - w) s[2] = Math.max(0, s[2]! + amount)
+    const stored = s[at]!
+    if (start === stored) s[at + 1] = Math.max(0, s[at + 1]! + amount)
+    else if (start === stored - w) s[at + 2] = Math.max(0, s[at + 2]! + amount)
     else if (start > stored && amount > 0) {
-      s[2] = start === stored + w ? s[1]! : 0
-      s[1] = amount
-      s[0] = start
+      s[at + 2] = start === stored + w ? s[at + 1]! : 0
+      s[at + 1] = amount
+      s[at] = start
     }
   },
-  used(s, now, w) {
+  used(s, at, now, w) {
     const start = Math.floor(now / w) * w
     let curr = 0
     let prev = 0
-    if (s[0] === start) {
-      curr = s[1]!
-      prev = s[2]!
-    } else if (s[0] === start - w) {
-      prev = s[1]!
+    if (s[at] === start) {
+      curr = s[at + 1]!
+      prev = s[at + 2]!
+    } else if (s[at] === start - w) {
+      prev = s[at + 1]!
     }
     return curr + (prev * (w - (now - start))) / w
   },
