@@ -2,8 +2,9 @@ import type { Algorithm, ConsumeItem, Decision, Store } from '@floodgate/core'
 import { type CallFailure, Circuit, cachedClock, consumeInGroups } from '@floodgate/core/internal'
 import { ScriptRunner } from '../script-runner.js'
 import type { RedisStore } from '../store.js'
-import type { DecisionSource } from '../wire.js'
+import { type AllowanceParts, allowanceOf, nearLimit } from './allowance.js'
 import { Fleet } from './fleet.js'
+import { KeyTable } from './key-table.js'
 import {
   type ParsedSyncedOptions,
   parseSyncedOptions,
@@ -13,23 +14,9 @@ import {
 import { ServerClock } from './server-clock.js'
 import { SyncLoop } from './sync-loop.js'
 import { emptyStats, type SyncStats } from './sync-stats.js'
-import { SyncedKey } from './synced-key.js'
-import { ViewSlab } from './view-slab.js'
+import { type SyncedDecision, tagged } from './synced-decision.js'
+import type { SyncedKey } from './synced-key.js'
 import { windowKindOf, windowStart } from './window-kinds.js'
-
-/**
- * Where a SyncedStore decision came from, when it was not counted locally with Redis reachable: decided by the
- * RedisStore (`'redis'`, `'block-cache'`), or counted locally while Redis was unreachable (`'offline'`).
- */
-export type SyncedSource = 'offline' | Extract<DecisionSource, 'redis' | 'block-cache'>
-
-/**
- * A SyncedStore decision. Counted locally (the common case, and the fast one): no `source`; otherwise `source`
- * says where it came from. `stats` counts both.
- */
-export interface SyncedDecision extends Decision {
-  source?: SyncedSource
-}
 
 /** After a failed sync, how long (ms) Redis is left alone before the next try (once the client is connected). */
 const RETRY_AFTER_FAILURE_MS = 1000
@@ -38,16 +25,6 @@ const FLEET_HORIZON_SYNCS = 20
 const FLEET_HORIZON_MIN_MS = 5000
 /** How many decisions may use one reading of whether Redis is reachable. */
 const ONLINE_CHECK_EVERY = 64
-/** Float noise forgiven when a cost is compared with an allowance (costs are multiples of 1/1024). */
-const CAP_EPSILON = 1e-9
-
-/** Say where a decision came from; a decision counted locally online says nothing (one property less to add). */
-const tagged = (decision: Decision, source: SyncedSource | 'local'): SyncedDecision => {
-  if (source === 'local') return decision
-  const out = decision as SyncedDecision
-  out.source = source
-  return out
-}
 
 /**
  * Counts locally and keeps an approximate shared total in Redis: a global limit at in-memory speed.
@@ -69,11 +46,8 @@ export class SyncedStore implements Store {
   readonly syncEveryMs: number
   readonly exactWithin: number
   readonly offline: ParsedSyncedOptions['offline']
-  private readonly tables = new Map<string, Map<string, SyncedKey>>()
-  /** The views of each algorithm's keys (by algorithm id). */
-  private readonly slabs = new Map<string, ViewSlab>()
+  private readonly keys: KeyTable
   private readonly resets = new Map<string, Promise<void>>()
-  private readonly maxKeys: number
   private readonly local: () => number
   private readonly serverClock: ServerClock
   private readonly circuit: Circuit
@@ -85,9 +59,6 @@ export class SyncedStore implements Store {
   private lastNow: number | undefined
   private onlineNow = true
   private onlineChecks = 0
-  private lastAlgorithm: Algorithm | undefined
-  private lastTable: Map<string, SyncedKey> | undefined
-  private size = 0
   private closed = false
 
   constructor(options: SyncedStoreOptions) {
@@ -96,7 +67,7 @@ export class SyncedStore implements Store {
     this.syncEveryMs = o.syncEvery
     this.exactWithin = o.exactWithin
     this.offline = o.offline
-    this.maxKeys = o.maxKeys
+    this.keys = new KeyTable(o.store, o.maxKeys)
     this.onError = o.onError
     this.local = (o.clock as (() => number) | undefined) ?? cachedClock()
     this.serverClock = new ServerClock(this.local)
@@ -129,7 +100,7 @@ export class SyncedStore implements Store {
 
   /** What the store has done so far (a copy). */
   get stats(): SyncStats & { keys: number; processes: number } {
-    return { ...this.counters, keys: this.size, processes: this.processes }
+    return { ...this.counters, keys: this.keys.size, processes: this.processes }
   }
 
   /** Throw the `RateLimitConfigError` a SyncedStore gives for an algorithm it cannot count (a bucket, GCRA, the log). */
@@ -144,8 +115,7 @@ export class SyncedStore implements Store {
     now?: number,
   ): SyncedDecision | Promise<SyncedDecision> {
     // The common case first: a key this process holds and has read.
-    const table = algorithm === this.lastAlgorithm ? this.lastTable : undefined
-    const known = table?.get(key)
+    const known = this.closed ? undefined : this.keys.find(algorithm, key)
     if (known !== undefined && known.readAt !== Number.NEGATIVE_INFINITY) {
       return this.decide(known, cost, now, this.online())
     }
@@ -200,7 +170,7 @@ export class SyncedStore implements Store {
 
   /** Give units back locally (sent with the next sync); a key this process does not hold is refunded in Redis. */
   refund(algorithm: Algorithm, key: string, cost: number, now?: number): void | Promise<void> {
-    const entry = this.closed ? undefined : this.tables.get(algorithm.id)?.get(key)
+    const entry = this.closed ? undefined : this.keys.find(algorithm, key)
     if (!entry) return this.store.refund(algorithm, key, cost, now)
     const t = this.timeOf(now)
     const start = windowStart(t, entry.windowMs)
@@ -220,8 +190,8 @@ export class SyncedStore implements Store {
    * write the key again. Counts other processes have not sent yet still arrive. Rejects when Redis fails.
    */
   async reset(algorithm: Algorithm, key: string): Promise<void> {
-    const entry = this.tables.get(algorithm.id)?.get(key)
-    if (entry) this.forget(entry)
+    const entry = this.keys.find(algorithm, key)
+    if (entry) this.keys.forget(entry)
     const rkey = this.store.keyOf(algorithm, key)
     const done = this.loop.landed().then(() => this.store.reset(algorithm, key))
     const settled = done.then(
@@ -240,17 +210,10 @@ export class SyncedStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    this.lastAlgorithm = undefined
-    this.lastTable = undefined
     this.loop.stop()
     await this.loop.sync()
     if (this.fleet.counting && this.online()) await this.loop.heartbeat('leave')
-    for (const table of this.tables.values()) for (const entry of table.values()) entry.detached = true
-    this.tables.clear()
-    this.slabs.clear()
-    this.lastAlgorithm = undefined
-    this.lastTable = undefined
-    this.size = 0
+    this.keys.clear()
     await this.store.close()
   }
 
@@ -259,64 +222,13 @@ export class SyncedStore implements Store {
     return this.loop.sync()
   }
 
-  /** The key's entry; a promise while the key is being reset. */
+  /** The key's entry, created when this process does not hold it yet; a promise while the key is being reset. */
   private entry(algorithm: Algorithm, key: string): SyncedKey | Promise<void> {
-    let table = algorithm === this.lastAlgorithm ? this.lastTable : this.tables.get(algorithm.id)
-    if (table && algorithm !== this.lastAlgorithm) {
-      this.lastAlgorithm = algorithm
-      this.lastTable = table
-    }
-    const found = table?.get(key)
+    const found = this.keys.find(algorithm, key)
     if (found) return found
-    const kind = windowKindOf(algorithm)
-    const rkey = this.store.keyOf(algorithm, key)
-    const resetting = this.resets.get(rkey)
-    if (resetting) return resetting
-    if (!table) {
-      table = new Map()
-      this.tables.set(algorithm.id, table)
-      this.lastAlgorithm = algorithm
-      this.lastTable = table
-    }
-    if (this.size >= this.maxKeys) this.evict()
-    let slab = this.slabs.get(algorithm.id)
-    if (!slab) {
-      slab = new ViewSlab(kind.stateSize)
-      this.slabs.set(algorithm.id, slab)
-    }
-    const entry = new SyncedKey(key, rkey, algorithm, kind, slab)
-    table.set(key, entry)
-    this.size++
-    return entry
-  }
-
-  /** Forget one key, preferring one with nothing left to send (the oldest such among the first few). */
-  private evict(): void {
-    let victim: SyncedKey | undefined
-    for (const table of this.tables.values()) {
-      let looked = 0
-      for (const entry of table.values()) {
-        victim ??= entry
-        if (entry.pendingEmpty && !entry.inflight && !entry.queued) {
-          victim = entry
-          break
-        }
-        if (++looked === 8) break
-      }
-      if (victim?.pendingEmpty) break
-    }
-    if (victim) this.forget(victim)
-  }
-
-  private forget(entry: SyncedKey): void {
-    entry.detached = true
-    if (this.tables.get(entry.algorithm.id)?.delete(entry.key)) {
-      this.size--
-      entry.slab.release(entry.at)
-    }
-    const waiters = entry.waiters
-    entry.waiters = undefined
-    for (const resolve of waiters ?? []) resolve()
+    windowKindOf(algorithm) // an algorithm it cannot count is refused before anything else
+    const rkey = this.keys.redisKey(algorithm, key)
+    return this.resets.get(rkey) ?? this.keys.create(algorithm, key, rkey)
   }
 
   /**
@@ -343,17 +255,8 @@ export class SyncedStore implements Store {
     return now
   }
 
-  /**
-   * The units `entry` may have admitted locally, unacknowledged, in the window starting at `start`: its
-   * allowance, 1/P of what the others' units (the view less its own unacknowledged ones) leave below
-   * `limit x (1 - exactWithin)`; offline, its share of what they leave below the limit (or no cap: `'limit'`).
-   */
-  private capOf(entry: SyncedKey, t: number, start: number, online: boolean): number {
-    if (!online && this.offline === 'limit') return Number.POSITIVE_INFINITY
-    const limit = entry.algorithm.limit
-    const ceiling = online ? limit * (1 - this.exactWithin) : limit
-    const others = entry.kind.used(entry.slab.data, entry.at, t, entry.windowMs) - entry.unackedAt(start)
-    return (ceiling - others) / this.processes + CAP_EPSILON
+  private allowanceParts(online: boolean): AllowanceParts {
+    return { online, exactWithin: this.exactWithin, offline: this.offline, processes: this.processes }
   }
 
   /** Decide from what `entry` knows; `online`: Redis is reachable and the key was read recently. */
@@ -385,7 +288,7 @@ export class SyncedStore implements Store {
     }
     const source = online ? 'local' : 'offline'
     const start = windowStart(t, entry.windowMs)
-    const cap = this.capOf(entry, t, start, online)
+    const cap = allowanceOf(entry, t, start, this.allowanceParts(online))
     entry.setBudget(start, cap - entry.unackedAt(start), online, this.processes)
     if (entry.unackedAt(start) + cost <= cap) {
       const decision = algorithm.consume(entry.slab.data, entry.at, t, cost)
@@ -394,13 +297,10 @@ export class SyncedStore implements Store {
       return tagged(decision, source)
     }
     const view = algorithm.peek(entry.slab.data, entry.at, t, cost)
-    // Near the limit (the total would pass limit x (1 - exactWithin), or no allowance can hold the cost):
-    // Redis decides. Elsewhere the allowance is spent until the next sync.
-    const nearLimit =
-      cap < cost ||
-      entry.kind.used(entry.slab.data, entry.at, t, entry.windowMs) + cost >
-        algorithm.limit * (1 - this.exactWithin) + CAP_EPSILON
-    if (view.allowed && online && nearLimit) return this.decideInRedis(entry, cost, now, t)
+    // Near the limit Redis decides; elsewhere the allowance is spent until the next sync.
+    if (view.allowed && online && nearLimit(entry, t, cost, cap, this.exactWithin)) {
+      return this.decideInRedis(entry, cost, now, t)
+    }
     this.counters[source]++
     if (!view.allowed) return tagged(view, source)
     // The view has room but this process's share is spent: it grows again at the next sync (online) or in
@@ -453,7 +353,9 @@ export class SyncedStore implements Store {
     const t = this.timeOf(now)
     const starts = entries.map((entry) => windowStart(t, entry.windowMs))
     const fits = entries.every(
-      (entry, i) => entry.unackedAt(starts[i]!) + items[i]!.cost <= this.capOf(entry, t, starts[i]!, true),
+      (entry, i) =>
+        entry.unackedAt(starts[i]!) + items[i]!.cost <=
+        allowanceOf(entry, t, starts[i]!, this.allowanceParts(true)),
     )
     if (!fits) return undefined
     const peeks = entries.map((entry, i) =>
