@@ -20,7 +20,7 @@ import {
   type SyncedStoreOptions,
 } from '../src/index.js'
 import { manualTimers } from './fixtures/synced-timers.js'
-import { sharedClient, testPrefix } from './helpers.js'
+import { sharedClient, sharedTestClient, testPrefix } from './helpers.js'
 
 // Unit tests of the SyncedStore on a virtual clock: every call passes its time, syncs run when the test fires
 // the injected timers, and the totals live in the real shared Redis (db 9, a prefix of this file's own).
@@ -366,5 +366,32 @@ describe('SyncedStore: memory', () => {
     const before = store.stats.waited
     expect((await store.peek(algorithm, 'k0', 1, start)).remaining).toBe(99)
     expect(store.stats.waited).toBe(before + 1) // k0 was forgotten, and read again
+  })
+})
+
+describe('SyncedStore on a node-redis client', () => {
+  it('syncs and reads totals as it does on ioredis', async () => {
+    const opened = await sharedTestClient('node-redis')
+    try {
+      const make = () =>
+        new SyncedStore({
+          store: new RedisStore({ client: opened.client, prefix: `${prefix}:node-redis` }),
+          timers: manualTimers(),
+          processes: 2,
+        })
+      const [a, b] = [make(), make()]
+      const algorithm = fixedWindow({ limit: 100, window: '1m' })
+      for (let i = 0; i < 7; i++) await a.consume(algorithm, 'k', 1, start)
+      await a.sync()
+      expect((await b.consume(algorithm, 'k', 1, start)).remaining).toBe(92)
+      await b.sync()
+      await a.peek(algorithm, 'k', 1, start)
+      await a.sync()
+      expect((await a.peek(algorithm, 'k', 1, start)).remaining).toBe(92)
+      await a.close()
+      await b.close()
+    } finally {
+      await opened.close()
+    }
   })
 })
