@@ -1,4 +1,4 @@
-import type { CallFailure } from '@floodgate/core/internal'
+import { CallFailure } from '@floodgate/core/internal'
 import type { ScriptRunner } from '../script-runner.js'
 import type { Fleet } from './fleet.js'
 import type { SyncTimers } from './options.js'
@@ -147,10 +147,12 @@ export class SyncLoop {
       landed = resolve
     })
     this.flights.add(flight)
-    void this.send(batch, queuedSince).finally(() => {
-      this.flights.delete(flight)
-      landed()
-    })
+    void this.send(batch, queuedSince)
+      .catch((error: unknown) => this.parts.failed(new CallFailure(error, false, false), batch.length))
+      .finally(() => {
+        this.flights.delete(flight)
+        landed()
+      })
     return flight
   }
 
