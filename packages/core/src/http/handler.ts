@@ -84,6 +84,8 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   const store: Store = o.store ?? new MemoryStore()
   const clock = o.clock as (() => number) | undefined
   const sets = compilePolicySets<N>(o)
+  // A store that cannot run an algorithm (a SyncedStore and a bucket, say) says so now, not on a request.
+  for (const algorithm of sets.algorithms) store.checkAlgorithm?.(algorithm)
   const { needsRoute, byRoute } = sets
   const allowList = o.allowList.length > 0 ? compileAllowList(o.allowList) : undefined
   const userOf = o.user as ((req: N, info: RequestInfo<N>) => unknown) | undefined

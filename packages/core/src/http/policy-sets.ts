@@ -1,3 +1,4 @@
+import type { Algorithm } from '../types.js'
 import { compileHeaders, type HeaderWriter, headerModes } from './headers.js'
 import type { ParsedRateLimitOptions } from './options/schema.js'
 import type { PlanOptions, RouteTierOptions } from './options/types.js'
@@ -19,6 +20,8 @@ export interface PolicySets<N> {
   readonly byRoute: boolean
   /** Whether any set keys on `'endpoint'`, or routes have tiers: the route pattern is needed. */
   readonly needsRoute: boolean
+  /** Every algorithm any set decides with, once each (a store checks it can run them at creation). */
+  readonly algorithms: readonly Algorithm[]
 }
 
 /**
@@ -64,5 +67,6 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
         : sets.get(`${plan ?? ''}\n${routeKey}`)!,
     byRoute: Object.keys(routes).length > 0,
     needsRoute: Object.keys(routes).length > 0 || all.some((set) => set.needsRoute),
+    algorithms: [...new Set(all.flatMap((set) => set.policies.map((p) => p.algorithm)))],
   }
 }
