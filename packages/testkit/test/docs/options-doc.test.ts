@@ -52,8 +52,10 @@ describe('docs/options.md', () => {
 })
 
 describe('TSDoc @default tags', () => {
-  const source = read('packages/core/src/http/options/types.ts')
-  const body = source.slice(source.indexOf('export interface RateLimitOptions'))
+  // The options are declared across these files, one concern each.
+  const body = ['types', 'plan-options', 'response-options']
+    .map((file) => read(`packages/core/src/http/options/${file}.ts`))
+    .join('\n')
   it.each(Object.entries(RATE_LIMIT_DEFAULTS))(
     '`%s` has `@default` equal to the schema’s',
     (option, value) => {

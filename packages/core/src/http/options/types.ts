@@ -1,94 +1,30 @@
 import type { Duration } from '../../duration.js'
 import type { MetricsSink } from '../../metrics/sink.js'
-import type { Algorithm, Awaitable, Clock, Decision, Store } from '../../types.js'
-import type { HeadersOption } from '../headers.js'
+import type { Algorithm, Awaitable, Clock, Store } from '../../types.js'
 import type { KeySpec } from '../key-spec.js'
-import type { Outcome } from '../outcome.js'
 import type { RequestInfo } from '../request-info.js'
-import type { ResponseFormat } from '../responses.js'
-import type { WarningName } from '../warnings.js'
+import type { PlanAndTierOptions } from './plan-options.js'
+import type { CostOption, PolicyOptions, RequestFunction, WarningOptions } from './policy-types.js'
+import type { ResponseOptions } from './response-options.js'
 
-/** A function of the framework's request (Express `req`, Fastify `request`, Koa `ctx`) and its {@link RequestInfo}. */
-export type RequestFunction<N, T> = (req: N, info: RequestInfo<N>) => T
+export type { PlanAndTierOptions } from './plan-options.js'
+export type {
+  CostOption,
+  LimitedResponse,
+  PlanOptions,
+  PolicyOptions,
+  RequestFunction,
+  RouteTierOptions,
+  WarningOptions,
+} from './policy-types.js'
+export type { ResponseOptions } from './response-options.js'
 
 /**
- * What a request spends: a number, or a function of the request returning one (or a promise of one).
- * A cost is a finite number >= 0, counted to 0.001 of a unit; 0 is a free request (counted as nothing, its
- * headers still sent). A function that throws, rejects or returns anything else is charged the default cost
- * (the top-level `cost` when it is a number, else 1) and reported to `onError`.
+ * The options of `rateLimit()` in every adapter, and of `createRateLimitHandler`: the policies and what they
+ * count per, plus the options of plans and tiers ({@link PlanAndTierOptions}) and of responses
+ * ({@link ResponseOptions}).
  */
-export type CostOption<N> = number | RequestFunction<N, Awaitable<number>>
-
-/** One policy of a layered limit. */
-export interface PolicyOptions<N = any> {
-  /**
-   * The policy's name: in headers (`draft-8`), in the 429 body's `policy`, in keys. Letters, digits and
-   * `_ . : ~ / -`, at most 64.
-   * @default the key's name when it is a string (`'ip'`, `'user'`, ...), else `'default'`
-   * @example 'export'
-   */
-  name?: string
-  /**
-   * What the policy counts per: `'ip'`, `'user'`, `'endpoint'`, `'global'`, a function of the request, or
-   * an array of these.
-   * @default 'ip'
-   * @example ['user', 'endpoint']
-   */
-  key?: KeySpec<N>
-  /**
-   * The algorithm and its quota.
-   * @example tokenBucket({ capacity: 50, refillRate: 10, interval: '1s' })
-   */
-  algorithm: Algorithm
-  /**
-   * What one request spends in this policy (see {@link CostOption}).
-   * @default the top-level `cost`
-   * @example (req) => (req.method === 'GET' ? 1 : 5)
-   */
-  cost?: CostOption<N>
-}
-
-/** What a custom refusal handler returns; anything left out keeps its default. */
-export interface LimitedResponse {
-  /** A status from 200 to 599. @default 429 (`statusCode`) */
-  status?: number
-  /** A string is sent as is; anything else as JSON. */
-  body?: unknown
-  /** @default 'application/json; charset=utf-8' */
-  contentType?: string
-  /** Added to (or replacing) the rate-limit headers. Names are tokens; values hold no CR, LF or NUL and no character above U+00FF. */
-  headers?: Record<string, string>
-}
-
-/** A usage plan: a token bucket per API key (`rate` per second, `burst` at once) and an optional quota. */
-export interface PlanOptions {
-  /**
-   * Requests per second in the long run: the token bucket's refill rate.
-   * @example 10
-   */
-  rate: number
-  /**
-   * How many requests a rested key may send at once: the bucket's capacity.
-   * @default rate (rounded up)
-   * @example 50
-   */
-  burst?: number
-  /**
-   * A hard limit per calendar period, on top of the rate, counted per API key (see `calendarQuota`).
-   * @default none
-   * @example { limit: 10_000, period: 'day' }
-   */
-  quota?: { limit: number; period: 'day' | 'week' | 'month'; utcOffset?: string }
-}
-
-/** A tighter innermost tier for one route: a policy's algorithm, or the short form. */
-export type RouteTierOptions = { algorithm: Algorithm } | { limit: number; window: Duration }
-
-/** Each misconfiguration warning by name, `false` to turn it off (see `docs/errors.md`). */
-export type WarningOptions = Partial<Record<WarningName, boolean>>
-
-/** The options of `rateLimit()` in every adapter, and of `createRateLimitHandler`. */
-export interface RateLimitOptions<N = any> {
+export interface RateLimitOptions<N = any> extends PlanAndTierOptions<N>, ResponseOptions<N> {
   /**
    * Short form: requests per `window`, per `key`, with a sliding window counter. Not with `limits`.
    * @default 100
@@ -126,65 +62,6 @@ export interface RateLimitOptions<N = any> {
    */
   limits?: readonly PolicyOptions<N>[]
   /**
-   * Tiers, outer to inner (an account ceiling, a stage, a route), each a policy as in `limits`: every tier
-   * is checked on every request, all must allow, and a refused request spends nothing in any. An inner tier
-   * can only be tighter than the one before it (its rate and its burst no higher): a looser one is a
-   * `RateLimitConfigError` at creation. Tiers are keyed by their name alone (not `prefix`), so apps sharing
-   * a store share their tiers.
-   * @default none
-   * @example [{ name: 'account', key: 'global', algorithm: tokenBucket({ capacity: 10_000, refillRate: 10_000 }) }, { name: 'stage', key: 'global', algorithm: tokenBucket({ capacity: 1_000, refillRate: 1_000 }) }]
-   */
-  tiers?: readonly PolicyOptions<N>[]
-  /**
-   * Tighter innermost tiers for some routes, by `'METHOD /pattern'` (the route pattern, as `'endpoint'` keys
-   * have it): the route's tier replaces the innermost tier for its requests and keeps every outer one. It
-   * must be tighter than the tier it replaces. Only with `tiers`.
-   * @default none
-   * @example { 'POST /reports': { limit: 10, window: '1s' } }
-   */
-  routes?: Readonly<Record<string, RouteTierOptions>>
-  /**
-   * Usage plans by name (API gateway style): each a token bucket per API key (`rate`, `burst`) and an
-   * optional calendar `quota`, checked together with `limits` and `tiers`. Needs `apiKey` and `planOf`.
-   * Over the rate: 429 `rate_limited`; over the quota: 429 `quota_exceeded` ("Limit Exceeded").
-   * @default none
-   * @example { free: { rate: 10, burst: 50, quota: { limit: 10_000, period: 'day' } }, pro: { rate: 100, burst: 500 } }
-   */
-  plans?: Readonly<Record<string, PlanOptions>>
-  /**
-   * The caller's API key, or nothing. One that throws, rejects or returns something that is not a string
-   * counts as no key (and is reported).
-   * @example (req) => req.headers['x-api-key']
-   */
-  apiKey?: RequestFunction<N, Awaitable<string | null | undefined>>
-  /**
-   * The plan of an API key, or nothing for a key it does not know (403). May be async (a database lookup):
-   * answers are cached (`planCache`), bounded by `planTimeout`; one that throws, rejects or times out
-   * answers 503 and is reported, never lets the request through unlimited.
-   * @example async (apiKey) => (await db.keys.find(apiKey))?.plan
-   */
-  planOf?: (apiKey: string, req: N) => Awaitable<string | null | undefined>
-  /**
-   * The plan of requests without an API key, counted per client address. Unset: such requests are
-   * answered 401, and counted against no one.
-   * @default none (401)
-   * @example 'free'
-   */
-  anonymousPlan?: string
-  /**
-   * How `planOf`'s answers are kept: at most `maxKeys` keys for `ttl` (unknown keys too, so a flood of
-   * made-up keys costs one lookup each per `ttl`), or `false` to ask every time.
-   * @default { maxKeys: 10000, ttl: '1m' }
-   * @example { maxKeys: 100_000, ttl: '5m' }
-   */
-  planCache?: false | { maxKeys?: number; ttl?: Duration }
-  /**
-   * The longest wait for `planOf`: past it the request is answered 503 and the lookup reported.
-   * @default '1s'
-   * @example '250ms'
-   */
-  planTimeout?: Duration
-  /**
    * Where state lives; share one store between instances to share counters.
    * @default new MemoryStore()
    * @example new RedisStore({ client: new Redis() })
@@ -211,13 +88,6 @@ export interface RateLimitOptions<N = any> {
    * @example (req) => req.user?.id
    */
   user?: RequestFunction<N, Awaitable<string | number | bigint | null | undefined>>
-  /**
-   * Which rate-limit headers every response carries: `'draft-6'`, `'draft-7'`, `'draft-8'`, `'legacy'`,
-   * one draft plus `'legacy'` in an array, or `false`. 429s always carry `Retry-After`.
-   * @default 'draft-6'
-   * @example ['draft-8', 'legacy']
-   */
-  headers?: HeadersOption
   /**
    * What a request spends in each policy that sets no `cost` of its own (see {@link CostOption}). Bound a
    * cost taken from the request so that no value makes it free or huge.
@@ -250,12 +120,6 @@ export interface RateLimitOptions<N = any> {
    * @example true
    */
   dryRun?: boolean
-  /**
-   * Called on every refused request (in dry run too), before the response is sent. Errors it throws go to
-   * `onError`.
-   * @example (req, outcome) => log.warn({ policy: outcome.decision?.policy }, 'rate limited')
-   */
-  onLimited?: (req: N, outcome: Outcome) => void
   /**
    * Called once for every failure on a request: the store failed or timed out, one of your functions
    * threw, rejected or returned something invalid, the response could not be written, or the client
@@ -291,36 +155,6 @@ export interface RateLimitOptions<N = any> {
    * @example true
    */
   skipSuccessfulRequests?: boolean
-  /**
-   * The 429 body's message, or a function of the request and the refusing decision.
-   * @default 'Too many requests, retry in 30 seconds.' (with the actual wait)
-   * @example 'Slow down.'
-   */
-  message?: string | ((req: N, info: RequestInfo<N>, decision: Decision) => string)
-  /**
-   * The status of a refusal.
-   * @default 429
-   * @example 503
-   */
-  statusCode?: number
-  /**
-   * The 429 body: `'json'` is `{ error, message, retryAfter, policy }`; `'problem+json'` is RFC 9457
-   * problem details (`application/problem+json`).
-   * @default 'json'
-   * @example 'problem+json'
-   */
-  format?: ResponseFormat
-  /**
-   * Your own refusal: return the status, body, content type or headers to change; the rest stays default.
-   * When it throws or rejects the default refusal is sent; when what it returns cannot be sent (a status
-   * outside 200-599, a header value with CR or LF), the answer is 500. Both go to `onError`.
-   * @example (req, outcome) => ({ body: { error: 'slow down', wait: outcome.decision?.retryAfterMs } })
-   */
-  handler?: (
-    req: N,
-    outcome: Outcome,
-    info: RequestInfo<N>,
-  ) => LimitedResponse | undefined | Promise<LimitedResponse | undefined>
   /**
    * How a shaped request waits its `delayMs` before it proceeds. Tests inject one that records the delay.
    * @default (ms) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -1,0 +1,84 @@
+import type { Duration } from '../../duration.js'
+import type { Algorithm, Awaitable } from '../../types.js'
+import type { KeySpec } from '../key-spec.js'
+import type { RequestInfo } from '../request-info.js'
+import type { WarningName } from '../warnings.js'
+
+/** A function of the framework's request (Express `req`, Fastify `request`, Koa `ctx`) and its {@link RequestInfo}. */
+export type RequestFunction<N, T> = (req: N, info: RequestInfo<N>) => T
+
+/**
+ * What a request spends: a number, or a function of the request returning one (or a promise of one).
+ * A cost is a finite number >= 0, counted to 1/1024 of a unit; 0 is a free request (counted as nothing, its
+ * headers still sent). A function that throws, rejects or returns anything else is charged the default cost
+ * (the top-level `cost` when it is a number, else 1) and reported to `onError`.
+ */
+export type CostOption<N> = number | RequestFunction<N, Awaitable<number>>
+
+/** One policy of a layered limit. */
+export interface PolicyOptions<N = any> {
+  /**
+   * The policy's name: in headers (`draft-8`), in the 429 body's `policy`, in keys. Letters, digits and
+   * `_ . : ~ / -`, at most 64.
+   * @default the key's name when it is a string (`'ip'`, `'user'`, ...), else `'default'`
+   * @example 'export'
+   */
+  name?: string
+  /**
+   * What the policy counts per: `'ip'`, `'user'`, `'endpoint'`, `'global'`, a function of the request, or
+   * an array of these.
+   * @default 'ip'
+   * @example ['user', 'endpoint']
+   */
+  key?: KeySpec<N>
+  /**
+   * The algorithm and its quota.
+   * @example tokenBucket({ capacity: 50, refillRate: 10, interval: '1s' })
+   */
+  algorithm: Algorithm
+  /**
+   * What one request spends in this policy (see {@link CostOption}).
+   * @default the top-level `cost`
+   * @example (req) => (req.method === 'GET' ? 1 : 5)
+   */
+  cost?: CostOption<N>
+}
+
+/** What a custom refusal handler returns; anything left out keeps its default. */
+export interface LimitedResponse {
+  /** A status from 200 to 599. @default 429 (`statusCode`) */
+  status?: number
+  /** A string is sent as is; anything else as JSON. */
+  body?: unknown
+  /** @default 'application/json; charset=utf-8' */
+  contentType?: string
+  /** Added to (or replacing) the rate-limit headers. Names are tokens; values hold no CR, LF or NUL and no character above U+00FF. */
+  headers?: Record<string, string>
+}
+
+/** A usage plan: a token bucket per API key (`rate` per second, `burst` at once) and an optional quota. */
+export interface PlanOptions {
+  /**
+   * Requests per second in the long run: the token bucket's refill rate.
+   * @example 10
+   */
+  rate: number
+  /**
+   * How many requests a rested key may send at once: the bucket's capacity.
+   * @default rate (rounded up)
+   * @example 50
+   */
+  burst?: number
+  /**
+   * A hard limit per calendar period, on top of the rate, counted per API key (see `calendarQuota`).
+   * @default none
+   * @example { limit: 10_000, period: 'day' }
+   */
+  quota?: { limit: number; period: 'day' | 'week' | 'month'; utcOffset?: string }
+}
+
+/** A tighter innermost tier for one route: a policy's algorithm, or the short form. */
+export type RouteTierOptions = { algorithm: Algorithm } | { limit: number; window: Duration }
+
+/** Each misconfiguration warning by name, `false` to turn it off (see `docs/errors.md`). */
+export type WarningOptions = Partial<Record<WarningName, boolean>>
