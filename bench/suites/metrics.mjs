@@ -30,14 +30,17 @@ const SELF = fileURLToPath(import.meta.url)
 const args = parseArgs()
 const quick = Boolean(args.quick)
 const CONFIG = {
-  rounds: Number(args.rounds ?? (quick ? 1 : 5)),
-  cpu: { warmup: quick ? 20_000 : 100_000, n: quick ? 50_000 : 300_000 },
+  rounds: Number(args.rounds ?? (quick ? 1 : 7)),
+  cpu: { warmup: quick ? 20_000 : 100_000, n: quick ? 50_000 : 400_000 },
   alloc: { warmup: quick ? 20_000 : 100_000, n: 40_000, windows: quick ? 2 : 5 },
   /** The young generation, in MB: larger than what `alloc.n` decisions allocate (about 70 MB with one policy, 95 MB with three), so no GC runs meanwhile. */
   semiSpaceMb: 128,
   baseline: typeof args.baseline === 'string' ? args.baseline : undefined,
   /** Calls per instrument for the per-call costs, in a child of their own, `rounds` times. */
   instrumentCalls: quick ? 100_000 : 1_000_000,
+  instrumentRuns: quick ? 1 : 3,
+  /** Children per configuration for the heap bytes: one build varies by tens of bytes from one process to the next. */
+  allocRuns: quick ? 1 : 3,
 }
 const SINKS = ['off', 'prometheus', 'opentelemetry', ...(CONFIG.baseline ? ['baseline'] : [])]
 const SINK_LABELS = {
@@ -97,12 +100,17 @@ async function measure() {
   }
   const bytes = {}
   for (const policies of SCENARIOS) {
-    bytes[policies] = {}
-    for (const sink of SINKS) bytes[policies][sink] = (await spawn('alloc', sink, policies)).bytes
-    log(`bytes ${policies}: ${SINKS.map((s) => `${s} ${bytes[policies][s].toFixed(1)}`).join(', ')}`)
+    const runs = Object.fromEntries(SINKS.map((s) => [s, []]))
+    for (let r = 0; r < CONFIG.allocRuns; r++) {
+      for (const sink of SINKS) runs[sink].push((await spawn('alloc', sink, policies)).bytes)
+    }
+    bytes[policies] = Object.fromEntries(SINKS.map((s) => [s, quartiles(runs[s])]))
+    log(
+      `bytes ${policies}: ${SINKS.map((s) => `${s} ${runs[s].map((b) => b.toFixed(1)).join('/')}`).join(', ')}`,
+    )
   }
   const instrumentRuns = []
-  for (let r = 0; r < CONFIG.rounds; r++) instrumentRuns.push(await spawn('instruments', 'off', 1))
+  for (let r = 0; r < CONFIG.instrumentRuns; r++) instrumentRuns.push(await spawn('instruments', 'off', 1))
   const instruments = Object.fromEntries(
     Object.keys(instrumentRuns[0]).map((name) => [name, quartiles(instrumentRuns.map((run) => run[name]))]),
   )
@@ -150,20 +158,35 @@ function render({ meta, cpu, bytes, instruments }) {
       ]
     }),
   )
+  const fmtB = (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a (a GC ran in every try)')
   const byteRows = SCENARIOS.flatMap((p) =>
-    sinks.map((s) => [
-      scenarioLabel(p),
-      SINK_LABELS[s],
-      Number.isFinite(bytes[p][s]) ? bytes[p][s].toFixed(1) : 'n/a (a GC ran in every try)',
-      s === 'off'
-        ? '—'
-        : `${bytes[p][s] - bytes[p].off >= 0 ? '+' : ''}${(bytes[p][s] - bytes[p].off).toFixed(1)}`,
-    ]),
+    sinks.map((s) => {
+      const q = bytes[p][s]
+      const vsOff = q.median - bytes[p].off.median
+      return [
+        scenarioLabel(p),
+        SINK_LABELS[s],
+        fmtB(q.median),
+        `${fmtB(q.min)} – ${fmtB(q.max)}`,
+        s === 'off' ? '—' : `${vsOff >= 0 ? '+' : ''}${vsOff.toFixed(1)}`,
+      ]
+    }),
   )
   const worst = Math.max(
     ...SCENARIOS.flatMap((p) => ['prometheus', 'opentelemetry'].map((s) => cpu[p][s].extraUs.median)),
   )
-  const offExtra = meta.config.baseline ? bytes[SCENARIOS[0]].off - bytes[SCENARIOS[0]].baseline : undefined
+  const offVsBaseline = meta.config.baseline
+    ? SCENARIOS.map((p) => {
+        const d = bytes[p].off.median - bytes[p].baseline.median
+        return `${d >= 0 ? '+' : ''}${d.toFixed(1)} (${p === 1 ? 'one policy' : 'three'})`
+      }).join(' and ')
+    : undefined
+  const spread = Math.max(...SCENARIOS.flatMap((p) => sinks.map((s) => bytes[p][s].max - bytes[p][s].min)))
+  // A per-request allocation is at least one object (16 bytes or more); less than that, or than the spread, is noise.
+  const offWithinSpread = SCENARIOS.every(
+    (p) =>
+      !bytes[p].baseline || Math.abs(bytes[p].off.median - bytes[p].baseline.median) <= Math.max(spread, 16),
+  )
   return [
     '## Metrics',
     '',
@@ -186,20 +209,24 @@ function render({ meta, cpu, bytes, instruments }) {
     '',
     '### Heap allocated per decision',
     '',
-    `Bytes of heap per decision over ${fmtCount(meta.config.alloc.n)} decisions with no GC in between (median of ` +
-      `${meta.config.alloc.windows} windows; young generation ` +
+    `Bytes of heap per decision over ${fmtCount(meta.config.alloc.n)} decisions with no GC in between (per process the ` +
+      `median of ${meta.config.alloc.windows} windows; the median of ${meta.config.allocRuns} processes; young generation ` +
       `${meta.config.semiSpaceMb} MB; \`--expose-gc\`). Off, the metrics hook is one \`if\`: ` +
-      (offExtra === undefined
+      (offVsBaseline === undefined
         ? 'run with `--baseline <core dist/index.js>` to compare with a core without it.'
-        : `${offExtra.toFixed(1)} bytes per decision against a core without it (${meta.config.baseline}).`) +
+        : `${offVsBaseline} bytes per decision against a core without it (${meta.config.baseline}), where one ` +
+          `build varies by up to ${spread.toFixed(1)} bytes from one process to the next (the range column): ` +
+          (offWithinSpread
+            ? 'nothing allocated per request when off.'
+            : 'MORE than that spread: metrics off may allocate per request; look before trusting it.')) +
       ' On, the recorder is one `.then` on the outcome (its promise and reaction); counters are plain numbers ' +
       'bound once, so no label object is built per request.',
     '',
-    mdTable(['scenario', 'metrics', right('bytes per decision'), right('vs off')], byteRows),
+    mdTable(['scenario', 'metrics', right('bytes per decision'), right('range'), right('vs off')], byteRows),
     '',
     '### One call on an instrument',
     '',
-    `ns per call, ${fmtCount(meta.config.instrumentCalls)} calls each, median of ${meta.config.rounds} runs in a child of ` +
+    `ns per call, ${fmtCount(meta.config.instrumentCalls)} calls each, median of ${meta.config.instrumentRuns} runs in a child of ` +
       "their own: the sinks' counters and prometheus()'s histograms add to plain numbers bound to their labels; " +
       "openTelemetry()'s histograms call the SDK. prom-client's and the SDK's own instruments hash the labels on " +
       'every call. 1.0x = prometheus() counter add.',
