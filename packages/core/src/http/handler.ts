@@ -1,16 +1,17 @@
-import { mostRestrictiveIndex } from '../consume-all.js'
 import { compileLimiterMetrics } from '../metrics/limiter-metrics.js'
 import { MemoryStore } from '../stores/memory.js'
-import type { ConsumeItem, Decision, Store } from '../types.js'
+import type { ConsumeItem, Store } from '../types.js'
 import { parseOptions } from '../validate.js'
 import { compileAllowList } from './allow-list.js'
 import { callAppFunction, FunctionFailure } from './app-functions.js'
 import { compileFailureAnswers } from './failure-answers.js'
+import { compileFinish } from './finish.js'
+import type { RateLimitHandler } from './handler-types.js'
 import { ipKey, parseIp } from './ip.js'
 import { routeText } from './key-spec.js'
 import { type ParsedRateLimitOptions, rateLimitOptionsSchema } from './options/schema.js'
 import type { RateLimitOptions } from './options/types.js'
-import { type Outcome, passedOutcome, SKIPPED, shadowLimitedOutcome } from './outcome.js'
+import { type Outcome, SKIPPED } from './outcome.js'
 import { compilePlanResolver, NO_ADDRESS, type PlanOfRequest, type Resolution } from './plans.js'
 import { compilePolicySets, type PolicySet } from './policy-sets.js'
 import { compileRefunds } from './refunds.js'
@@ -22,51 +23,12 @@ import type { RequestInfo } from './request-info.js'
 import { compileRequestWarnings } from './request-warnings.js'
 import { decideOnStore } from './store-decision.js'
 import { compileStoreTimeout } from './store-timeout.js'
-import { compileUsageReport, type UsageReport } from './usage.js'
-import { compileWarnings, type WarningName } from './warnings.js'
+import { compileUsageReport } from './usage.js'
+import { compileWarnings } from './warnings.js'
 
-/** The framework-neutral rate limiter behind every adapter. */
-export interface RateLimitHandler<N = any> {
-  /**
-   * Decide a request. Never rejects: whatever the store or the app's functions do, the request gets an
-   * outcome, and failures go to `onError`. Adapters pass the outcome of an earlier limiter on the same
-   * request as `previous` (they keep it on the request): when this one refuses, what the earlier ones spent
-   * is given back; when it skips, `previous` still speaks for the request and is returned.
-   */
-  handle(request: RequestInfo<N>, previous?: Outcome): Promise<Outcome>
-  /** Give back everything `outcome` and the outcomes before it spent (once; safe to call again). */
-  release(outcome: Outcome): void
-  /** Whether `complete` has work to do (`skipFailedRequests` or `skipSuccessfulRequests`): adapters listen for the response's end only then. */
-  readonly refunds: boolean
-  /** Call when the response has finished, with its status (0 when the connection closed first): refunds per `skipFailedRequests` / `skipSuccessfulRequests`. Safe to call twice. */
-  complete(outcome: Outcome, status: number): void
-  /**
-   * The answer when the adapter could not write an outcome (the framework refused a header, say): a 500,
-   * with the error reported to `onError` as `ERR_FLOODGATE_RESPONSE_FAILED`.
-   */
-  writeFailed(error: unknown, request: RequestInfo<N>): Outcome
-  /**
-   * What an API key has used of its usage plan, and a way to give it back (support staff): `usage(apiKey)`
-   * and `resetUsage(apiKey)`. `undefined` without `plans`.
-   */
-  readonly usage: UsageReport | undefined
-  /** Raise a misconfiguration warning the adapter detected (once per process, unless turned off). */
-  warn(name: WarningName, message: string): void
-  /** The store the policies live in. */
-  readonly store: Store
-  /** The options this handler was created with (adapters merge per-route options over them). */
-  readonly options: RateLimitOptions<N>
-}
+export type { RateLimitHandler }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
-/** The items a request spent (cost > 0), to give back on a refund; the array itself when all did. */
-function spent(items: ConsumeItem[]): ConsumeItem[] | undefined {
-  let free = 0
-  for (let i = 0; i < items.length; i++) if (items[i]!.cost === 0) free++
-  if (free === 0) return items
-  return free === items.length ? undefined : items.filter((item) => item.cost > 0)
-}
 
 /**
  * Create the framework-neutral rate limiter an adapter wraps. Options are validated now: an invalid one
@@ -112,6 +74,8 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     skipSuccessfulRequests: o.skipSuccessfulRequests,
     report: (error) => report(error, undefined),
   })
+
+  const finish = compileFinish<N>({ refuse, hooks, refunds, sleep, clock, dryRun })
 
   // skip -> decide -> finish
 
@@ -216,47 +180,6 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
       )
     }
     return finish(result, set, items, info, plan)
-  }
-
-  function finish(
-    raw: Decision | Decision[],
-    set: PolicySet<N>,
-    items: ConsumeItem[],
-    info: RequestInfo<N>,
-    plan: PlanOfRequest | undefined,
-  ): Outcome | Promise<Outcome> {
-    const { policies, writeHeaders } = set
-    const count = policies.length
-    const decisions = Array.isArray(raw) ? raw : [raw]
-    let delayMs = 0
-    for (let i = 0; i < count; i++) {
-      const d = decisions[i]!
-      d.policy = policies[i]!.name
-      if (d.delayMs > delayMs) delayMs = d.delayMs
-    }
-    const chosen = mostRestrictiveIndex(decisions)
-    const decision = decisions[chosen]!
-    const headers: Record<string, string> = {}
-    if (writeHeaders)
-      writeHeaders(headers, decisions, chosen, set.needsNow ? (clock ? clock() : Date.now()) : 0)
-    if (decision.allowed) {
-      const charged = spent(items)
-      const passed = passedOutcome({ headers, decisions, decision, delayMs, items: charged, owner: refunds })
-      if (plan) passed.plan = plan.plan
-      return delayMs > 0 ? sleep(delayMs).then(() => passed) : passed
-    }
-    if (dryRun) {
-      const shadow = shadowLimitedOutcome({ headers, decisions, decision })
-      if (plan) shadow.plan = plan.plan
-      hooks.limited(shadow, info)
-      return shadow
-    }
-    const message = hooks.messageOf(info, decision)
-    const quota = policies[chosen]!.role === 'quota'
-    const refused = refuse({ headers, decisions, chosen, cost: items[chosen]!.cost, message, quota })
-    if (plan) refused.plan = plan.plan
-    hooks.limited(refused, info)
-    return hooks.customize(refused, info)
   }
 
   return {

@@ -1,0 +1,78 @@
+import { mostRestrictiveIndex } from '../consume-all.js'
+import type { ConsumeItem, Decision } from '../types.js'
+import { type Outcome, passedOutcome, shadowLimitedOutcome } from './outcome.js'
+import type { PlanOfRequest } from './plans.js'
+import type { PolicySet } from './policy-sets.js'
+import type { Refunds } from './refunds.js'
+import type { RefusalBuilder } from './refusal.js'
+import type { RefusalHooks } from './refusal-hooks.js'
+import type { RequestInfo } from './request-info.js'
+
+/** The items a request spent (cost > 0), to give back on a refund; the array itself when all did. */
+function spent(items: ConsumeItem[]): ConsumeItem[] | undefined {
+  let free = 0
+  for (let i = 0; i < items.length; i++) if (items[i]!.cost === 0) free++
+  if (free === 0) return items
+  return free === items.length ? undefined : items.filter((item) => item.cost > 0)
+}
+
+/** Turns a request's decisions into its outcome: the headers, then a pass, a shadow refusal or a refusal. */
+export type Finish<N> = (
+  raw: Decision | Decision[],
+  set: PolicySet<N>,
+  items: ConsumeItem[],
+  info: RequestInfo<N>,
+  plan: PlanOfRequest | undefined,
+) => Outcome | Promise<Outcome>
+
+/** Compile how a limiter finishes a decided request. */
+export function compileFinish<N>(parts: {
+  refuse: RefusalBuilder
+  hooks: RefusalHooks<N>
+  refunds: Refunds
+  sleep: (ms: number) => Promise<void>
+  clock: (() => number) | undefined
+  dryRun: boolean
+}): Finish<N> {
+  const { refuse, hooks, refunds, sleep, clock, dryRun } = parts
+  return function finish(
+    raw: Decision | Decision[],
+    set: PolicySet<N>,
+    items: ConsumeItem[],
+    info: RequestInfo<N>,
+    plan: PlanOfRequest | undefined,
+  ): Outcome | Promise<Outcome> {
+    const { policies, writeHeaders } = set
+    const count = policies.length
+    const decisions = Array.isArray(raw) ? raw : [raw]
+    let delayMs = 0
+    for (let i = 0; i < count; i++) {
+      const d = decisions[i]!
+      d.policy = policies[i]!.name
+      if (d.delayMs > delayMs) delayMs = d.delayMs
+    }
+    const chosen = mostRestrictiveIndex(decisions)
+    const decision = decisions[chosen]!
+    const headers: Record<string, string> = {}
+    if (writeHeaders)
+      writeHeaders(headers, decisions, chosen, set.needsNow ? (clock ? clock() : Date.now()) : 0)
+    if (decision.allowed) {
+      const charged = spent(items)
+      const passed = passedOutcome({ headers, decisions, decision, delayMs, items: charged, owner: refunds })
+      if (plan) passed.plan = plan.plan
+      return delayMs > 0 ? sleep(delayMs).then(() => passed) : passed
+    }
+    if (dryRun) {
+      const shadow = shadowLimitedOutcome({ headers, decisions, decision })
+      if (plan) shadow.plan = plan.plan
+      hooks.limited(shadow, info)
+      return shadow
+    }
+    const message = hooks.messageOf(info, decision)
+    const quota = policies[chosen]!.role === 'quota'
+    const refused = refuse({ headers, decisions, chosen, cost: items[chosen]!.cost, message, quota })
+    if (plan) refused.plan = plan.plan
+    hooks.limited(refused, info)
+    return hooks.customize(refused, info)
+  }
+}

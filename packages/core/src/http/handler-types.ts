@@ -1,0 +1,39 @@
+import type { Store } from '../types.js'
+import type { RateLimitOptions } from './options/types.js'
+import type { Outcome } from './outcome.js'
+import type { RequestInfo } from './request-info.js'
+import type { UsageReport } from './usage.js'
+import type { WarningName } from './warnings.js'
+
+/** The framework-neutral rate limiter behind every adapter. */
+export interface RateLimitHandler<N = any> {
+  /**
+   * Decide a request. Never rejects: whatever the store or the app's functions do, the request gets an
+   * outcome, and failures go to `onError`. Adapters pass the outcome of an earlier limiter on the same
+   * request as `previous` (they keep it on the request): when this one refuses, what the earlier ones spent
+   * is given back; when it skips, `previous` still speaks for the request and is returned.
+   */
+  handle(request: RequestInfo<N>, previous?: Outcome): Promise<Outcome>
+  /** Give back everything `outcome` and the outcomes before it spent (once; safe to call again). */
+  release(outcome: Outcome): void
+  /** Whether `complete` has work to do (`skipFailedRequests` or `skipSuccessfulRequests`): adapters listen for the response's end only then. */
+  readonly refunds: boolean
+  /** Call when the response has finished, with its status (0 when the connection closed first): refunds per `skipFailedRequests` / `skipSuccessfulRequests`. Safe to call twice. */
+  complete(outcome: Outcome, status: number): void
+  /**
+   * The answer when the adapter could not write an outcome (the framework refused a header, say): a 500,
+   * with the error reported to `onError` as `ERR_FLOODGATE_RESPONSE_FAILED`.
+   */
+  writeFailed(error: unknown, request: RequestInfo<N>): Outcome
+  /**
+   * What an API key has used of its usage plan, and a way to give it back (support staff): `usage(apiKey)`
+   * and `resetUsage(apiKey)`. `undefined` without `plans`.
+   */
+  readonly usage: UsageReport | undefined
+  /** Raise a misconfiguration warning the adapter detected (once per process, unless turned off). */
+  warn(name: WarningName, message: string): void
+  /** The store the policies live in. */
+  readonly store: Store
+  /** The options this handler was created with (adapters merge per-route options over them). */
+  readonly options: RateLimitOptions<N>
+}
