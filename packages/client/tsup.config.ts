@@ -1,11 +1,4 @@
-import { defineConfig } from 'tsup'
+import { packageBuild } from '../../tsup.package.js'
 
-export default defineConfig({
-  // The main entry runs in browsers too; the undici interceptor has its own (`@floodgate/client/undici`).
-  entry: ['src/index.ts', 'src/undici.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'es2022',
-})
+// The main entry runs in browsers too; the undici interceptor has its own (`@floodgate/client/undici`).
+export default packageBuild(['src/index.ts', 'src/undici.ts'], { target: 'es2022', splitting: false })

@@ -1,12 +1,4 @@
-import { defineConfig } from 'tsup'
+import { packageBuild } from '../../tsup.package.js'
 
-export default defineConfig({
-  // Both entries share one copy of every module (classes stay one class), in ESM and in CJS.
-  entry: ['src/index.ts', 'src/internal.ts'],
-  splitting: true,
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-})
+// The public entry and the plumbing Floodgate's own packages share (`@floodgate/core/internal`).
+export default packageBuild(['src/index.ts', 'src/internal.ts'])

@@ -1,12 +1,4 @@
-import { defineConfig } from 'tsup'
+import { packageBuild } from '../../tsup.package.js'
 
-export default defineConfig({
-  // One entry per binding, so importing one never loads the other's peer; shared code in one chunk.
-  entry: ['src/index.ts', 'src/prometheus.ts', 'src/opentelemetry.ts'],
-  splitting: true,
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-})
+// One entry per binding, so importing one never loads the other's peer.
+export default packageBuild(['src/index.ts', 'src/prometheus.ts', 'src/opentelemetry.ts'])
