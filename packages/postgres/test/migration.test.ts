@@ -36,7 +36,7 @@ describe('migration', () => {
     publicBefore = await publicObjects()
   })
 
-  it('sql/floodgate.sql is the migration for public.floodgate (regenerate: npx tsup && node scripts/write-sql.mjs)', () => {
+  it('sql/floodgate.sql, written by the build, is the migration for public.floodgate', () => {
     const file = readFileSync(new URL('../sql/floodgate.sql', import.meta.url), 'utf8')
     expect(file).toBe(MIGRATION_SQL)
     expect(MIGRATION_SQL).toBe(migrationSql({ schema: 'public', table: 'floodgate', unlogged: false }))
