@@ -10,10 +10,8 @@
 //
 // Environment: REDIS_URL (default redis://127.0.0.1:6379/11), REQUESTS (default 360), LIMIT (default 100).
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { overshootBound } from '@floodgate/redis'
 import { Redis } from 'ioredis'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -24,14 +22,15 @@ const SERVERS = 3
 const CONCURRENCY = 24
 const PREFIX = `floodgate-example-${process.pid}-${Date.now().toString(36)}`
 
-for (const name of ['core', 'express', 'redis']) {
-  if (!existsSync(join(here, '..', '..', 'packages', name, 'dist', 'index.js'))) {
-    console.error(
-      `@floodgate/${name} is not built, and this example runs the built packages. ` +
-        'Run `npx turbo run build` (from the repository root) first.',
-    )
-    process.exit(1)
-  }
+let overshootBound
+try {
+  ;({ overshootBound } = await import('@floodgate/redis'))
+} catch (error) {
+  console.error(
+    `The @floodgate packages could not be loaded (${error.message}). In the repository, build them first ` +
+      '(npm run build, at the root); in a copy of this folder, npm install.',
+  )
+  process.exit(1)
 }
 
 /** Start one server.mjs; resolves with its URL and a stop function once it prints its address. */
