@@ -39,7 +39,7 @@ export async function until(
   throw new Error(`gave up waiting for ${what}`)
 }
 
-/** The seed's two lanes. */
+/** The two lanes of the premium / standard picture: premium 500, standard 100. */
 export const SEED_LANES = { premium: { capacity: 500 }, standard: { capacity: 100 } }
 
 /** Enqueue `n` jobs, one after another, and return their ids. */

@@ -53,7 +53,7 @@ describe('createRedisQueue on one Redis', () => {
       Array.from({ length: 300 }, (_, i) => queue.enqueue('standard', `job-${i}`)),
     )
     expect(results.filter((r) => r.accepted)).toHaveLength(100)
-    // The seed's LLEN-then-RPUSH, for contrast: every check sees room before any push lands.
+    // LLEN then RPUSH as the common recipe writes it, for contrast: every check sees room before any push lands.
     const list = `${queueName('naive')}:{naive}:standard`
     const naive = await Promise.all(
       Array.from({ length: 300 }, async (_, i) => {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The README's picture of the playground: docs/images/playground.png, taken in Debian's chromium on the
-// page's virtual clock (the same scene every time: the seed's token bucket after a burst of 15).
+// page's virtual clock (the same scene every time: the token bucket (capacity 10, 1 token / 100 ms) after a burst of 15).
 //   node packages/simulator/scripts/screenshot.mjs
 
 import { fileURLToPath } from 'node:url'

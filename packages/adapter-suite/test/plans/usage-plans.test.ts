@@ -1,4 +1,4 @@
-// Usage plans and tiers through every adapter, on memory, Redis and a real 3-master Cluster: the seed's
+// Usage plans and tiers through every adapter, on memory, Redis and a real 3-master Cluster: the gateway's
 // free tier (10/s, burst 50, 10,000 a day, here a smaller quota), 401 and 403 counted against no one, and
 // one key's plan state on one Cluster slot, decided by one script.
 import { fixedWindow, MemoryStore, type Store, tokenBucket } from '@floodgate/core'

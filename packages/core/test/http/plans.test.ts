@@ -8,7 +8,7 @@ import {
   type RequestInfo,
 } from '../../src/index.js'
 
-// The seed's usage plan: "free-tier": rate 10 req/s, burst 50, quota 10,000/day.
+// The API gateway's usage plan example: "free-tier": rate 10 req/s, burst 50, quota 10,000/day.
 const START = Date.UTC(2026, 2, 14, 6) // a Saturday, 06:00 UTC
 const keys: Record<string, string> = { 'key-free': 'free', 'key-pro': 'pro' }
 

@@ -11,7 +11,7 @@ import {
   tokenBucket,
 } from '../../src/index.js'
 
-// The seed's gateway: an account ceiling of 10,000 req/s, a stage of 1,000 req/s under it, a route of 100.
+// The API gateway's throttling example: an account ceiling of 10,000 req/s, a stage of 1,000 req/s under it, a route of 100.
 const account = {
   name: 'account',
   key: 'global' as const,

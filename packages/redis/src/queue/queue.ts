@@ -54,7 +54,7 @@ const ID = /^([\w.~-]{1,64}):[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-
  * with the job's id), workers on any server drain the lanes in order (premium before standard), and a job
  * survives the crash of the worker holding it (at-least-once: it is handed out again when its lease runs
  * out). For retries with backoff, schedules, rate-limited workers or flows, reach for a full job queue
- * (BullMQ); this one is the seed's pattern done right.
+ * (BullMQ); this one is the LLEN-then-RPUSH pattern done right.
  *
  * @example
  * const queue = createRedisQueue({ client: new Redis(), name: 'jobs', queues: { premium: { capacity: 500 }, standard: { capacity: 100 } } })

@@ -44,7 +44,7 @@ function chip(exchange: Exchange): HTMLElement {
 }
 
 /**
- * The live simulation: the seed's token bucket by default (capacity 10, 1 token / 100 ms), any algorithm by
+ * The live simulation: the classic token bucket by default (capacity 10, 1 token / 100 ms), any algorithm by
  * choice. Send one request or a burst; the bucket drains and refills on the page's clock; every answer
  * joins the strip of 200s and 429s with its Retry-After.
  */

@@ -25,7 +25,7 @@ const schema = z.strictObject({ at: instant(), count: positiveInt(), ...requestS
 /**
  * `count` requests at one instant: the same client, the same millisecond.
  *
- * @example burst({ at: '1s', count: 11 })                 // the seed's "burst of 10, then the 11th"
+ * @example burst({ at: '1s', count: 11 })                 // the token bucket example's "burst of 10, then the 11th"
  */
 export function burst(options: BurstOptions): Traffic {
   const o = parseOptions(schema, options, 'burst')

@@ -1,4 +1,4 @@
-// The seeds' examples, run through the simulator: the numbers the documents print are the ones we get.
+// The worked examples of the rate-limiting guides, run through the simulator: the numbers the documents print are the ones we get.
 import {
   fixedWindow,
   leakyBucket,
