@@ -52,6 +52,13 @@ export {
   partitionOf,
   storeKey,
 } from './store-keys/store-key.js'
+export { PARAM_SLOTS, STEP_PARAMS, stepParams } from './stores/params.js'
+export {
+  type FailureReportParts,
+  failureError,
+  failureReporter,
+  readSettled,
+} from './stores/resilience/call-outcome.js'
 export { Circuit, type StatusSource } from './stores/resilience/circuit.js'
 export { CallFailure, Deadlines, type Pending, type Settled, settle } from './stores/resilience/deadlines.js'
 export {

@@ -1,14 +1,10 @@
 import { parseOptions } from '@floodgate/core/internal'
 import { z } from 'zod'
-import { bucketSql } from './sql/bucket.js'
-import { calendarQuotaSql, daysFromCivilSql } from './sql/calendar-quota.js'
+import { daysFromCivilSql } from './sql/calendar-quota.js'
 import { consumeAllSql } from './sql/consume-all.js'
 import { decideSql, resetSql, sweepSql } from './sql/decide.js'
-import { fixedWindowSql } from './sql/fixed-window.js'
-import { gcraSql } from './sql/gcra.js'
 import { DEFAULT_LOCATION, type Location, qualified } from './sql/location.js'
-import { slidingWindowCounterSql } from './sql/sliding-window-counter.js'
-import { slidingWindowLogSql } from './sql/sliding-window-log.js'
+import { stepFunctions } from './sql/step.js'
 import { tableSql } from './sql/table.js'
 import { schemaName, tableName } from './validate.js'
 
@@ -62,13 +58,8 @@ export function migrationSql(options: MigrationOptions = {}): string {
     'BEGIN;',
     `SELECT pg_advisory_xact_lock(hashtext('floodgate migration ${location.schema}.${location.table}'));`,
     tableSql(location, parsed.unlogged),
-    fixedWindowSql(location),
-    slidingWindowCounterSql(location),
-    slidingWindowLogSql(location),
-    bucketSql(location),
-    gcraSql(location),
     daysFromCivilSql(location),
-    calendarQuotaSql(location),
+    ...stepFunctions(location),
     decideSql(location),
     consumeAllSql(location),
     resetSql(location),

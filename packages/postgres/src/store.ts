@@ -1,17 +1,12 @@
-import {
-  type Algorithm,
-  type ConsumeItem,
-  type Decision,
-  MemoryStore,
-  type Store,
-  type StoreOperation,
-} from '@floodgate/core'
+import { type Algorithm, type ConsumeItem, type Decision, MemoryStore, type Store } from '@floodgate/core'
 import {
   CallFailure,
   Circuit,
   createStoreMetrics,
   type FailModeDecisions,
   failModeDecisions,
+  failureReporter,
+  readSettled,
   type StoreMetrics,
 } from '@floodgate/core/internal'
 import {
@@ -22,21 +17,10 @@ import {
   type PostgresStoreOptions,
   parseStoreOptions,
 } from './options.js'
-import { QueryRunner } from './query-runner.js'
-import type { Location } from './sql/location.js'
+import { StoreCalls } from './store-calls.js'
 import { storedKey } from './stored-key.js'
 import { Sweeper } from './sweeper.js'
-import {
-  type CallSettings,
-  consumeAllValues,
-  decideValues,
-  type Operation,
-  type PostgresDecision,
-  parseRow,
-  type Statements,
-  statements,
-  stepParams,
-} from './wire.js'
+import { type PostgresDecision, parseRow } from './wire.js'
 
 /**
  * Rate-limit state in PostgreSQL, shared by every server: each decision is one statement, a call of a
@@ -60,14 +44,12 @@ export class PostgresStore implements Store {
   /** The store used while PostgreSQL is unavailable, with `failMode: 'fallback'`. */
   readonly fallback: Store | undefined
   private readonly options: ParsedOptions
-  private readonly settings: CallSettings
   private readonly circuit: Circuit
-  private readonly runner: QueryRunner
-  private readonly statements: Statements
+  private readonly calls: StoreCalls
   private readonly failing: FailModeDecisions
   private readonly metrics: StoreMetrics | undefined
+  private readonly reportFailure: (failure: CallFailure, event: PostgresStoreErrorEvent) => void
   private readonly sweeper: Sweeper | undefined
-  private readonly params = new WeakMap<Algorithm, (number | null)[]>()
 
   constructor(options: PostgresStoreOptions) {
     const parsed = parseStoreOptions(options)
@@ -79,26 +61,34 @@ export class PostgresStore implements Store {
     this.lockTimeoutMs = parsed.lockTimeoutMs
     this.failMode = parsed.failMode
     this.fallback = parsed.fallback ?? (parsed.failMode === 'fallback' ? new MemoryStore() : undefined)
-    this.settings = {
-      grace: parsed.expiryGraceMs,
-      lockTimeout: String(parsed.lockTimeoutMs),
-      durable: parsed.synchronousCommit,
-    }
-    const location: Location = { schema: parsed.schema, table: parsed.table }
-    this.statements = statements(location)
     this.circuit = new Circuit({}, parsed.cooldownMs)
-    this.runner = new QueryRunner(this.pool, location, this.timeoutMs)
     this.metrics = createStoreMetrics({
       sink: parsed.metrics,
       store: 'postgres',
       operations: ['consume', 'consume_all', 'peek', 'refund', 'reset', 'sweep'],
       circuitOpen: () => this.circuit.open,
     })
+    this.calls = new StoreCalls({
+      pool: this.pool,
+      location: { schema: parsed.schema, table: parsed.table },
+      timeoutMs: this.timeoutMs,
+      settings: {
+        grace: parsed.expiryGraceMs,
+        lockTimeout: String(parsed.lockTimeoutMs),
+        durable: parsed.synchronousCommit,
+      },
+      metrics: this.metrics,
+    })
     this.failing = failModeDecisions({
       failMode: this.failMode,
       fallback: this.fallback,
       closedRetryAfterMs: parsed.cooldownMs,
       metrics: this.metrics,
+    })
+    this.reportFailure = failureReporter({
+      circuit: this.circuit,
+      metrics: this.metrics,
+      onError: parsed.onError,
     })
     const sweep = parsed.sweep
     this.sweeper =
@@ -132,7 +122,7 @@ export class PostgresStore implements Store {
   /** Give units back. Never rejects: a failure is reported to `onError` (and applied to the fallback store). */
   refund(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<void> {
     if (!this.circuit.allows()) return this.failing.refund(algorithm, key, cost, now)
-    return this.call('refund', algorithm, key, cost, now).then((settled) => {
+    return this.calls.decide('refund', algorithm, key, cost, now).then((settled) => {
       if (!(settled instanceof CallFailure)) return
       this.report('refund', settled, key)
       return this.failing.refund(algorithm, key, cost, now)
@@ -142,11 +132,7 @@ export class PostgresStore implements Store {
   /** Forget `key` (in PostgreSQL and in the fallback store). Rejects when PostgreSQL fails. */
   async reset(algorithm: Algorithm, key: string): Promise<void> {
     if (this.fallback) await this.fallback.reset(algorithm, key)
-    const { lockTimeout, durable } = this.settings
-    const settled = await this.timed(
-      'reset',
-      this.runner.run(this.statements.reset, [storedKey(key), algorithm.id, lockTimeout, durable]),
-    )
+    const settled = await this.calls.reset(algorithm, key)
     if (settled instanceof CallFailure) {
       this.report('reset', settled, key)
       throw settled.error
@@ -162,25 +148,16 @@ export class PostgresStore implements Store {
     if (items.length === 0) return Promise.resolve([])
     this.sweeper?.note(items.length)
     if (!this.circuit.allows()) return this.failing.decideAll(items, now)
-    const values = consumeAllValues({
-      items,
-      now,
-      paramsOf: (algorithm) => this.prepare(algorithm),
-      settings: this.settings,
-    })
-    return this.timed('consume_all', this.runner.run(this.statements.consumeAll, values)).then((settled) => {
-      try {
-        if (settled instanceof CallFailure) throw settled
-        const rows = settled as unknown[]
+    return this.calls.consumeAll(items, now).then((settled) => {
+      const decisions = readSettled(settled, (rows) => {
         if (!Array.isArray(rows) || rows.length !== items.length) {
           throw new TypeError('Unexpected rows from the consume-all function')
         }
         return items.map((item, i) => parseRow(rows[i], item.algorithm) as Decision)
-      } catch (error) {
-        const failure = error instanceof CallFailure ? error : new CallFailure(error, false, false)
-        this.report('consumeAll', failure, items[0]!.key)
-        return this.failing.decideAll(items, now)
-      }
+      })
+      if (!(decisions instanceof CallFailure)) return decisions
+      this.report('consumeAll', decisions, items[0]!.key)
+      return this.failing.decideAll(items, now)
     })
   }
 
@@ -196,10 +173,7 @@ export class PostgresStore implements Store {
     if (!Number.isSafeInteger(batch) || batch < 1) {
       throw new RangeError(`Expected \`batch\` to be a whole number >= 1, got ${String(batch)}`)
     }
-    const settled = await this.timed(
-      'sweep',
-      this.runner.run(this.statements.sweep, [batch, this.settings.lockTimeout]),
-    )
+    const settled = await this.calls.sweep(batch)
     if (settled instanceof CallFailure) {
       this.report('sweep', settled, '')
       throw settled.error
@@ -224,38 +198,6 @@ export class PostgresStore implements Store {
     this.circuit.trip()
   }
 
-  private prepare(algorithm: Algorithm): (number | null)[] {
-    let params = this.params.get(algorithm)
-    if (!params) {
-      params = stepParams(algorithm)
-      this.params.set(algorithm, params)
-    }
-    return params
-  }
-
-  /** Run one key's decision function for `operation`. */
-  private call(
-    operation: Operation,
-    algorithm: Algorithm,
-    key: string,
-    cost: number,
-    now: number | undefined,
-  ) {
-    const params = this.prepare(algorithm)
-    return this.timed(
-      operation,
-      this.runner.run(
-        this.statements.decide,
-        decideValues({ operation, algorithm, key, cost, now, params, settings: this.settings }),
-      ),
-    )
-  }
-
-  /** `call`, timed when the store has metrics. */
-  private timed<T>(operation: StoreOperation, call: Promise<T>): Promise<T> {
-    return this.metrics ? this.metrics.timed(operation, call) : call
-  }
-
   /** A consume or peek through PostgreSQL; an error, a timeout or an unreadable row takes the fail mode. */
   private decideOne(
     operation: 'consume' | 'peek',
@@ -264,44 +206,19 @@ export class PostgresStore implements Store {
     cost: number,
     now: number | undefined,
   ): Promise<PostgresDecision> {
-    if (!this.circuit.allows()) return this.fallBack(operation, algorithm, key, cost, now)
-    return this.call(operation, algorithm, key, cost, now).then((settled) => {
-      let failure: CallFailure
-      if (settled instanceof CallFailure) {
-        failure = settled
-      } else {
-        try {
-          return parseRow((settled as unknown[])[0], algorithm)
-        } catch (error) {
-          failure = new CallFailure(error, false, false)
-        }
-      }
-      this.report(operation, failure, key)
-      return this.fallBack(operation, algorithm, key, cost, now)
+    const failing = () =>
+      this.failing.decide(operation, algorithm, key, cost, now) as Promise<PostgresDecision>
+    if (!this.circuit.allows()) return failing()
+    return this.calls.decide(operation, algorithm, key, cost, now).then((settled) => {
+      const decision = readSettled(settled, (rows) => parseRow((rows as unknown[])[0], algorithm))
+      if (!(decision instanceof CallFailure)) return decision
+      this.report(operation, decision, key)
+      return failing()
     })
   }
 
-  private fallBack(
-    operation: 'consume' | 'peek',
-    algorithm: Algorithm,
-    key: string,
-    cost: number,
-    now: number | undefined,
-  ): Promise<PostgresDecision> {
-    return this.failing.decide(operation, algorithm, key, cost, now) as Promise<PostgresDecision>
-  }
-
-  /** Report a failure; a timeout or a connection error (anything but an error reply) opens the circuit. */
+  /** Report a failure (see `failureReporter`): the circuit, the metrics and `onError`. */
   private report(operation: PostgresStoreErrorEvent['operation'], failure: CallFailure, key: string): void {
-    if (failure.outage) this.circuit.trip()
-    this.metrics?.failed(failure)
-    const onError = this.options.onError
-    if (!onError) return
-    const error = failure.error instanceof Error ? failure.error : new Error(String(failure.error))
-    try {
-      onError(error, { operation, key, failMode: this.failMode, timedOut: failure.timedOut })
-    } catch {
-      // onError must not throw; a throwing hook must not turn a decision into a rejection.
-    }
+    this.reportFailure(failure, { operation, key, failMode: this.failMode, timedOut: failure.timedOut })
   }
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import type { Algorithm, AlgorithmKind, ConsumeItem, Decision, FailSource } from '@floodgate/core'
+import type { Algorithm, ConsumeItem, Decision, FailSource } from '@floodgate/core'
+import { PARAM_SLOTS, stepParams } from '@floodgate/core/internal'
 import type { StoreQuery } from './options.js'
 import { type Location, qualified } from './sql/location.js'
 import { storedKey } from './stored-key.js'
@@ -16,39 +17,13 @@ export interface PostgresDecision extends Decision {
 export type Operation = 'consume' | 'peek' | 'refund'
 export const OPS: Record<Operation, string> = { consume: 'c', peek: 'p', refund: 'r' }
 
-/** The parameters each algorithm's step function takes, in order, from `algorithm.params` (four slots). */
-const PARAMS: Record<AlgorithmKind, readonly string[]> = {
-  'fixed-window': ['limit', 'windowMs'],
-  'sliding-window-counter': ['limit', 'windowMs'],
-  'sliding-window-log': ['limit', 'windowMs'],
-  'token-bucket': ['capacity', 'rate', 'intervalMs', 'shape'],
-  'leaky-bucket': ['capacity', 'rate', 'intervalMs', 'shape'],
-  gcra: ['emissionMs', 'toleranceMs', 'burst'],
-  'calendar-quota': ['limit', 'period', 'offsetMs'],
-}
-
-/** How many parameter slots every step function has. */
-export const PARAM_SLOTS = 4
-
 /**
- * An algorithm's parameters for its step function, `null` in unused slots. `pg` sends a number as
- * `String(n)`, the shortest text that parses back to the same double, so the SQL computes with exactly the
- * numbers the TypeScript does.
+ * An algorithm's parameters for its step function, in core's one order for every store, `null` in unused
+ * slots. `pg` sends a number as `String(n)`, the shortest text that parses back to the same double, so the SQL
+ * computes with exactly the numbers the TypeScript does.
  */
-export function stepParams(algorithm: Algorithm): (number | null)[] {
-  const names = PARAMS[algorithm.kind]
-  if (!names) {
-    throw new TypeError(
-      `PostgresStore runs the algorithms of @floodgate/core; it has no step for kind '${String(algorithm.kind)}'`,
-    )
-  }
-  const params: (number | null)[] = names.map((name) => {
-    const value = algorithm.params[name]
-    if (typeof value !== 'number' || !Number.isFinite(value)) {
-      throw new TypeError(`Expected the ${algorithm.kind} algorithm to have a numeric params.${name}`)
-    }
-    return value
-  })
+export function stepArgs(algorithm: Algorithm): (number | null)[] {
+  const params: (number | null)[] = stepParams(algorithm, 'PostgresStore')
   while (params.length < PARAM_SLOTS) params.push(null)
   return params
 }

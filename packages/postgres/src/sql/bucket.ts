@@ -1,17 +1,14 @@
-import type { Location } from './location.js'
-import { stepFunction } from './step-signature.js'
+import type { Step } from './step-signature.js'
 
 /**
  * The meter both buckets share, as `@floodgate/core`'s `meter.ts` and the Redis script: state
  * `{level x interval, lastUpdate}`, the level scaled by the interval (units x ms), draining `rate` scaled
  * units per ms. Parameters: capacity, rate, intervalMs, shape (1: a leaky bucket in shaping mode).
  */
-export const bucketSql = (location: Location) =>
-  stepFunction(
-    location,
-    '_bucket',
-    ['capacity', 'rate', 'interval_ms', 'shape'],
-    (R) => `
+export const bucketStep: Step = {
+  suffix: '_bucket',
+  params: ['capacity', 'rate', 'interval_ms', 'shape'],
+  body: (R) => `
 DECLARE
   stored float8 := coalesce(state[1], 0);
   elapsed float8;
@@ -44,4 +41,4 @@ BEGIN
     CASE WHEN cost > capacity THEN 'Infinity'::float8 ELSE ceil((nxt - full_level) / rate) END, 0,
     NULL, 0, false)::${R};
 END`,
-  )
+}

@@ -1,6 +1,6 @@
 import { type Location, qualified } from './location.js'
 import { periodCounterBody } from './period-counter.js'
-import { stepFunction } from './step-signature.js'
+import type { Step } from './step-signature.js'
 
 /**
  * Days since 1970-01-01 of a civil date (month 1-12), as `@floodgate/core`'s `daysFromCivil`: the proleptic
@@ -33,13 +33,12 @@ $civil$;
  * the period (a day, an ISO week from Monday, or a month) found by the same integer arithmetic on days since
  * 1970-01-01 at a fixed offset from UTC. Parameters: limit, period (0 day, 1 week, 2 month), offsetMs.
  */
-export const calendarQuotaSql = (location: Location) => {
-  const civil = qualified(location, '_days_from_civil')
-  return stepFunction(
-    location,
-    '_calendar_quota',
-    ['lim', 'period', 'offset_ms', 'unused_4'],
-    (R) => `
+export const calendarQuotaStep: Step = {
+  suffix: '_calendar_quota',
+  params: ['lim', 'period', 'offset_ms', 'unused_4'],
+  body: (R, location) => {
+    const civil = qualified(location, '_days_from_civil')
+    return `
 DECLARE
   day_ms CONSTANT float8 := 86400000;
   days float8 := floor((now_ms + offset_ms) / day_ms);
@@ -79,6 +78,6 @@ BEGIN
   END IF;
   start := first_day * day_ms - offset_ms;
   until_next := next_day * day_ms - offset_ms - now_ms;${periodCounterBody(R)}
-END`,
-  )
+END`
+  },
 }

@@ -1,17 +1,14 @@
-import type { Location } from './location.js'
-import { stepFunction } from './step-signature.js'
+import type { Step } from './step-signature.js'
 
 /**
  * GCRA, as `@floodgate/core`'s `gcra` and the Redis script: state `{tat}`, the theoretical arrival time.
  * `eps` is core's `EPSILON` (1e-3 ms); the `CASE`s on it are core's `ceilMs` and `floorUnits`.
  * Parameters: emissionMs, toleranceMs, burst.
  */
-export const gcraSql = (location: Location) =>
-  stepFunction(
-    location,
-    '_gcra',
-    ['emission', 'tolerance', 'burst', 'unused_4'],
-    (R) => `
+export const gcraStep: Step = {
+  suffix: '_gcra',
+  params: ['emission', 'tolerance', 'burst', 'unused_4'],
+  body: (R) => `
 DECLARE
   eps CONSTANT float8 := 1e-3;
   tat float8;
@@ -44,4 +41,4 @@ BEGIN
       WHEN nxt - now_ms - tolerance <= eps THEN 0 ELSE ceil(nxt - now_ms - tolerance - eps) END,
     0, NULL, 0, false)::${R};
 END`,
-  )
+}

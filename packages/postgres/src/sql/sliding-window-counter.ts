@@ -1,17 +1,14 @@
-import type { Location } from './location.js'
-import { stepFunction } from './step-signature.js'
+import type { Step } from './step-signature.js'
 
 /**
  * Sliding window counter, as `@floodgate/core`'s `slidingWindowCounter` and the Redis script: state
  * `{windowStart, current, previous}`, the arithmetic in count x ms in the same order as the TypeScript.
  * Parameters: limit, windowMs.
  */
-export const slidingWindowCounterSql = (location: Location) =>
-  stepFunction(
-    location,
-    '_sliding_window_counter',
-    ['lim', 'w', 'unused_3', 'unused_4'],
-    (R) => `
+export const slidingWindowCounterStep: Step = {
+  suffix: '_sliding_window_counter',
+  params: ['lim', 'w', 'unused_3', 'unused_4'],
+  body: (R) => `
 DECLARE
   win_start float8 := floor(now_ms / w) * w;
   curr float8 := 0;
@@ -58,4 +55,4 @@ BEGIN
   RETURN (false, greatest(0, floor((lim * w - curr * w - prev_weighted) / w)),
     CASE WHEN curr > 0 THEN until_next + w ELSE until_next END, retry, 0, NULL, 0, false)::${R};
 END`,
-  )
+}

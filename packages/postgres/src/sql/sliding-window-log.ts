@@ -1,5 +1,4 @@
-import type { Location } from './location.js'
-import { stepFunction } from './step-signature.js'
+import type { Step } from './step-signature.js'
 
 /**
  * Sliding window log, as `@floodgate/core`'s `slidingWindowLog` and the Redis script: state is the expiry
@@ -10,12 +9,10 @@ import { stepFunction } from './step-signature.js'
  * request is admitted; a refund drops the newest entries (the ring zeroes them). Costs are whole entries: a
  * fractional cost is rounded up. Parameters: limit, windowMs.
  */
-export const slidingWindowLogSql = (location: Location) =>
-  stepFunction(
-    location,
-    '_sliding_window_log',
-    ['lim', 'w', 'unused_3', 'unused_4'],
-    (R) => `
+export const slidingWindowLogStep: Step = {
+  suffix: '_sliding_window_log',
+  params: ['lim', 'w', 'unused_3', 'unused_4'],
+  body: (R) => `
 DECLARE
   whole float8 := ceil(cost);
   n int := coalesce(cardinality(state), 0);
@@ -51,4 +48,4 @@ BEGIN
     CASE WHEN whole <= lim THEN state[skip + (whole - free_units)::int] - now_ms ELSE 'Infinity'::float8 END,
     0, NULL, 0, false)::${R};
 END`,
-  )
+}

@@ -7,26 +7,32 @@ import { type Location, qualified } from './location.js'
  * (unused slots are `NULL`). A step is pure (`IMMUTABLE`): it reads no table and returns the decision, the
  * state to store, how long to keep it (`ttl`, ms from now; 0 or less: the state is fresh again, delete it),
  * and whether to write at all (`write`: a refusal, a peek and a refund of nothing write nothing), as the
-composite type `<table>_result`; `body` gets that type's name, to cast the row it returns.
+ * composite type `<table>_result`.
  */
-export function stepFunction(
-  location: Location,
-  suffix:
+export interface Step {
+  /** The function's name after the table's (`floodgate_gcra`). */
+  readonly suffix:
     | '_fixed_window'
     | '_sliding_window_counter'
     | '_sliding_window_log'
     | '_bucket'
     | '_gcra'
-    | '_calendar_quota',
-  params: readonly [string, string, string, string],
-  body: (result: string) => string,
-): string {
-  const [p1, p2, p3, p4] = params
-  return `CREATE OR REPLACE FUNCTION ${qualified(location, suffix)}(
+    | '_calendar_quota'
+  /** Its four parameters' names, as the body uses them (`unused_3` for a slot the algorithm has no use for). */
+  readonly params: readonly [string, string, string, string]
+  /** The PL/pgSQL body, given the result type's name (to cast the row it returns) and the location. */
+  readonly body: (result: string, location: Location) => string
+}
+
+/** The `CREATE FUNCTION` of `step` at `location`. */
+export function stepFunction(location: Location, step: Step): string {
+  const [p1, p2, p3, p4] = step.params
+  const result = qualified(location, '_result')
+  return `CREATE OR REPLACE FUNCTION ${qualified(location, step.suffix)}(
   state float8[], op text, now_ms float8, cost float8, ${p1} float8, ${p2} float8, ${p3} float8, ${p4} float8
-) RETURNS ${qualified(location, '_result')}
+) RETURNS ${result}
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $step$
-${body(qualified(location, '_result')).trim()}
+${step.body(result, location).trim()}
 $step$;
 `
 }

@@ -1,15 +1,28 @@
+import type { AlgorithmKind } from '@floodgate/core'
+import { bucketStep } from './bucket.js'
+import { calendarQuotaStep } from './calendar-quota.js'
+import { fixedWindowStep } from './fixed-window.js'
+import { gcraStep } from './gcra.js'
 import { type Location, qualified } from './location.js'
+import { slidingWindowCounterStep } from './sliding-window-counter.js'
+import { slidingWindowLogStep } from './sliding-window-log.js'
+import { type Step, stepFunction } from './step-signature.js'
 
-/** Each algorithm kind's step function (both buckets share one). */
-const STEPS = [
-  ['fixed-window', '_fixed_window'],
-  ['sliding-window-counter', '_sliding_window_counter'],
-  ['sliding-window-log', '_sliding_window_log'],
-  ['token-bucket', '_bucket'],
-  ['leaky-bucket', '_bucket'],
-  ['gcra', '_gcra'],
-  ['calendar-quota', '_calendar_quota'],
-] as const
+/** Each algorithm kind's step (both buckets share one). */
+const STEPS: readonly (readonly [AlgorithmKind, Step])[] = [
+  ['fixed-window', fixedWindowStep],
+  ['sliding-window-counter', slidingWindowCounterStep],
+  ['sliding-window-log', slidingWindowLogStep],
+  ['token-bucket', bucketStep],
+  ['leaky-bucket', bucketStep],
+  ['gcra', gcraStep],
+  ['calendar-quota', calendarQuotaStep],
+]
+
+/** The `CREATE FUNCTION` of every step, each once, for the migration. */
+export function stepFunctions(location: Location): string[] {
+  return [...new Set(STEPS.map(([, step]) => step))].map((step) => stepFunction(location, step))
+}
 
 /**
  * PL/pgSQL that runs the step of the algorithm named by the expression `kind` on `args` (the arguments every
@@ -19,7 +32,9 @@ const STEPS = [
 export function runStep(location: Location, kind: string, args: string, indent: string): string {
   return [
     `CASE ${kind}`,
-    ...STEPS.map(([name, suffix]) => `  WHEN '${name}' THEN r := ${qualified(location, suffix)}(${args});`),
+    ...STEPS.map(
+      ([name, step]) => `  WHEN '${name}' THEN r := ${qualified(location, step.suffix)}(${args});`,
+    ),
     "  ELSE RAISE EXCEPTION 'Floodgate has no step for the algorithm kind %', " +
       `${kind} USING ERRCODE = '22023';`,
     'END CASE;',

@@ -1,0 +1,97 @@
+import type { Algorithm, ConsumeItem, StoreOperation } from '@floodgate/core'
+import type { Settled, StoreMetrics } from '@floodgate/core/internal'
+import type { PostgresPool } from './options.js'
+import { QueryRunner } from './query-runner.js'
+import type { Location } from './sql/location.js'
+import { storedKey } from './stored-key.js'
+import {
+  type CallSettings,
+  consumeAllValues,
+  decideValues,
+  type Operation,
+  type Statements,
+  statements,
+  stepArgs,
+} from './wire.js'
+
+/**
+ * The PostgresStore's calls to PostgreSQL, one statement each: built from the store's settings, bounded by
+ * `timeoutMs`, timed when the store has metrics. Every call settles with its rows or a `CallFailure`, never
+ * rejects; what a failure decides is the store's business.
+ */
+export class StoreCalls {
+  private readonly runner: QueryRunner
+  private readonly statements: Statements
+  private readonly settings: CallSettings
+  private readonly metrics: StoreMetrics | undefined
+  private readonly params = new WeakMap<Algorithm, (number | null)[]>()
+
+  constructor(parts: {
+    pool: PostgresPool
+    location: Location
+    timeoutMs: number
+    settings: CallSettings
+    metrics: StoreMetrics | undefined
+  }) {
+    this.runner = new QueryRunner(parts.pool, parts.location, parts.timeoutMs)
+    this.statements = statements(parts.location)
+    this.settings = parts.settings
+    this.metrics = parts.metrics
+  }
+
+  /** One key's decision function for `operation`: settles with its one row. */
+  decide(
+    operation: Operation,
+    algorithm: Algorithm,
+    key: string,
+    cost: number,
+    now: number | undefined,
+  ): Promise<Settled> {
+    const values = decideValues({
+      operation,
+      algorithm,
+      key,
+      cost,
+      now,
+      params: this.paramsOf(algorithm),
+      settings: this.settings,
+    })
+    return this.timed(operation, this.runner.run(this.statements.decide, values))
+  }
+
+  /** The consume-all function: settles with a row per item, in the items' order. */
+  consumeAll(items: readonly ConsumeItem[], now: number | undefined): Promise<Settled> {
+    const values = consumeAllValues({
+      items,
+      now,
+      paramsOf: (algorithm) => this.paramsOf(algorithm),
+      settings: this.settings,
+    })
+    return this.timed('consume_all', this.runner.run(this.statements.consumeAll, values))
+  }
+
+  /** Delete one key's row. */
+  reset(algorithm: Algorithm, key: string): Promise<Settled> {
+    const { lockTimeout, durable } = this.settings
+    const values = [storedKey(key), algorithm.id, lockTimeout, durable]
+    return this.timed('reset', this.runner.run(this.statements.reset, values))
+  }
+
+  /** Delete up to `batch` expired rows: settles with one row holding how many. */
+  sweep(batch: number): Promise<Settled> {
+    return this.timed('sweep', this.runner.run(this.statements.sweep, [batch, this.settings.lockTimeout]))
+  }
+
+  private paramsOf(algorithm: Algorithm): (number | null)[] {
+    let params = this.params.get(algorithm)
+    if (!params) {
+      params = stepArgs(algorithm)
+      this.params.set(algorithm, params)
+    }
+    return params
+  }
+
+  private timed(operation: StoreOperation, call: Promise<Settled>): Promise<Settled> {
+    return this.metrics ? this.metrics.timed(operation, call) : call
+  }
+}
