@@ -1,7 +1,16 @@
 import { fixedWindow, MemoryStore } from '@floodgate/core'
+import {
+  byFailMode,
+  expectBoundedAndHonoured,
+  expectOperationsFallBack,
+  type FailureLoad,
+  failureLoad,
+  until,
+  watchUnhandled,
+} from '@floodgate/testkit'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { type FailMode, migrate, type PostgresDecision, PostgresStore } from '../src/index.js'
+import { type FailMode, migrate, PostgresStore } from '../src/index.js'
 import { type PostgresServer, startPostgres } from './helpers/cluster.js'
 import { warmUp } from './helpers/database.js'
 
@@ -11,21 +20,11 @@ import { warmUp } from './helpers/database.js'
 // longer than timeoutMs + slack must be 0.
 const TIMEOUT_MS = 500
 const SLACK_MS = 500
-const MODES: FailMode[] = ['open', 'closed', 'fallback']
 const algorithm = fixedWindow({ limit: 1_000_000, window: '1h' })
+const unhandled = watchUnhandled()
 
-interface Outcome {
-  mode: FailMode
-  source: PostgresDecision['source']
-  allowed: boolean
-  ms: number
-}
-
-const unhandled: unknown[] = []
-const onUnhandled = (reason: unknown) => unhandled.push(reason)
 let server: PostgresServer
 beforeAll(async () => {
-  process.on('unhandledRejection', onUnhandled)
   server = await startPostgres()
   const pool = new pg.Pool(server.connection)
   await migrate(pool, { schema: 'floodgate' })
@@ -33,7 +32,6 @@ beforeAll(async () => {
   await pool.end()
 }, 60_000)
 afterAll(async () => {
-  process.off('unhandledRejection', onUnhandled)
   await server?.stop()
 })
 
@@ -50,47 +48,12 @@ function poolOf(connection: pg.PoolConfig, options: pg.PoolConfig = {}): pg.Pool
 }
 
 /** Keep `inFlight` requests per store going until stopped; record every outcome. */
-function load(stores: Map<FailMode, PostgresStore>, inFlight = 4) {
-  const records: Outcome[] = []
-  const rejected: unknown[] = []
-  let running = true
-  let next = 0
-  const worker = async (mode: FailMode, store: PostgresStore) => {
-    while (running) {
-      const start = performance.now()
-      try {
-        const d = await store.consume(algorithm, `load-${next++ % 50}`, 1)
-        records.push({ mode, source: d.source, allowed: d.allowed, ms: performance.now() - start })
-      } catch (error) {
-        rejected.push(error)
-      }
-      await new Promise((r) => setTimeout(r, 2))
-    }
-  }
-  const workers = [...stores].flatMap(([mode, store]) =>
-    Array.from({ length: inFlight }, () => worker(mode, store)),
-  )
-  return {
-    records,
-    rejected,
-    count: (test: (r: Outcome) => boolean) => records.filter(test).length,
-    since: (from: number, test: (r: Outcome) => boolean) => records.slice(from).filter(test).length,
-    async stop() {
-      running = false
-      await Promise.all(workers)
-    },
-  }
-}
-
-/** Wait (on events, polling the outcome count) until `done()`; the test's own timeout bounds it. */
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await new Promise((r) => setTimeout(r, 10))
-}
+const load = (stores: Map<FailMode, PostgresStore>, inFlight = 4) =>
+  failureLoad({ stores, backend: 'postgres', algorithm, inFlight })
 
 function stores(pool: pg.Pool): Map<FailMode, PostgresStore> {
-  return new Map(
-    MODES.map((mode) => [
-      mode,
+  return byFailMode(
+    (mode) =>
       new PostgresStore({
         pool,
         schema: 'floodgate',
@@ -99,36 +62,21 @@ function stores(pool: pg.Pool): Map<FailMode, PostgresStore> {
         failMode: mode,
         fallback: mode === 'fallback' ? new MemoryStore() : undefined,
       }),
-    ]),
   )
 }
 
-function expectModesHonoured(records: Outcome[]) {
-  for (const r of records.filter((r) => r.source !== 'postgres')) {
-    if (r.mode === 'open') expect(r).toMatchObject({ source: 'fail-open', allowed: true })
-    if (r.mode === 'closed') expect(r).toMatchObject({ source: 'fail-closed', allowed: false })
-    if (r.mode === 'fallback') expect(r).toMatchObject({ source: 'fallback', allowed: true })
-  }
-}
-
-function expectBoundedAndSettled(run: ReturnType<typeof load>) {
-  expect(run.rejected).toEqual([])
-  expect(unhandled).toEqual([])
-  expect(run.count((r) => r.ms > TIMEOUT_MS + SLACK_MS)).toBe(0)
-  expectModesHonoured(run.records)
-}
+const expectBoundedAndSettled = (run: FailureLoad) =>
+  expectBoundedAndHonoured(run, { unhandled, boundMs: TIMEOUT_MS + SLACK_MS, backend: 'postgres' })
 
 describe('when PostgreSQL fails', () => {
   it('killed mid-load and restarted: nothing hangs or rejects, each mode is honoured, PostgreSQL is used again', async () => {
     const run = load(stores(await warmUp(poolOf(server.connection), 'floodgate')))
-    const each = (test: (m: FailMode) => boolean) => MODES.every(test)
-    await until(() => each((m) => run.count((r) => r.mode === m && r.source === 'postgres') >= 20))
+    await run.eachMode(20, true)
     const killed = run.records.length
     await server.kill('SIGKILL')
-    await until(() => each((m) => run.since(killed, (r) => r.mode === m && r.source !== 'postgres') >= 20))
+    await run.eachMode(20, false, killed)
     await server.restart()
-    const restarted = run.records.length
-    await until(() => each((m) => run.since(restarted, (r) => r.mode === m && r.source === 'postgres') >= 20))
+    await run.eachMode(20, true, run.records.length)
     await run.stop()
 
     expectBoundedAndSettled(run)
@@ -138,9 +86,9 @@ describe('when PostgreSQL fails', () => {
   it('down at start: decisions are bounded and take the fail mode; once PostgreSQL is up, it is used', async () => {
     await server.kill('SIGTERM') // a clean shutdown: the pool below never sees it up
     const run = load(stores(poolOf(server.connection)), 2)
-    await until(() => MODES.every((m) => run.count((r) => r.mode === m && r.source !== 'postgres') >= 10))
+    await run.eachMode(10, false)
     await server.restart()
-    await until(() => MODES.every((m) => run.count((r) => r.mode === m && r.source === 'postgres') >= 10))
+    await run.eachMode(10, true)
     await run.stop()
 
     expectBoundedAndSettled(run)
@@ -187,29 +135,21 @@ describe('when PostgreSQL fails', () => {
       timeoutMs: TIMEOUT_MS,
       cooldownMs: 50,
     })
-    const small = fixedWindow({ limit: 2, window: '1h' })
-    expect((await store.consume(small, 'k', 1)).source).toBe('postgres')
-    const backend = (await pool.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number
-    process.kill(backend, 'SIGSTOP')
+    let backend: number | undefined
+    const freeze = async () => {
+      backend = (await pool.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number
+      process.kill(backend, 'SIGSTOP')
+    }
     try {
-      const peek = await store.peek(small, 'k', 1)
-      expect(peek.source).toBe('fallback')
-      expect(peek.remaining).toBe(2)
-      const all = await store.consumeAll([
-        { algorithm: small, key: 'k', cost: 1 },
-        { algorithm: small, key: 'j', cost: 1 },
-      ])
-      expect(all.map((d) => (d as PostgresDecision).source)).toEqual(['fallback', 'fallback'])
-      await expect(store.refund(small, 'k', 1)).resolves.toBeUndefined()
-      expect((await fallback.peek(small, 'k', 1)).remaining).toBe(2)
+      await expectOperationsFallBack({ store, fallback, backend: 'postgres', freeze })
     } finally {
-      process.kill(backend, 'SIGCONT')
+      if (backend !== undefined) process.kill(backend, 'SIGCONT')
     }
     // A dead server: reset and sweep, explicit operations, reject with the error.
     await server.kill('SIGKILL')
     try {
       await until(() => !store.degraded)
-      await expect(store.reset(small, 'k')).rejects.toBeInstanceOf(Error)
+      await expect(store.reset(algorithm, 'k')).rejects.toBeInstanceOf(Error)
       await until(() => !store.degraded)
       await expect(store.sweep()).rejects.toBeInstanceOf(Error)
     } finally {

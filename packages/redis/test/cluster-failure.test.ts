@@ -1,8 +1,14 @@
-import { type RedisCluster, type RedisServer, startRedisCluster } from '@floodgate/testkit'
+import {
+  type RedisCluster,
+  type RedisServer,
+  startRedisCluster,
+  until,
+  watchUnhandled,
+} from '@floodgate/testkit'
 import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { RedisClient } from '../src/index.js'
-import { expectBoundedAndHonoured, load, stores, until, watchUnhandled } from './failure-load.js'
+import { expectBoundedAndHonoured, load, stores } from './failure-load.js'
 import { CLIENT_NAMES, type ClientName, openClient, type TestClient } from './helpers.js'
 
 // Real failures in a real 3-master Redis Cluster (no replicas) this file starts, once per client: one master
@@ -54,7 +60,7 @@ for (const name of CLIENT_NAMES) {
     it('a master killed mid-load and restarted: bounded, each mode honoured, every key on Redis again', async () => {
       const run = load(stores(await client()))
       // Warm: every key decided by Redis once (the client has connected to every master), then steady.
-      await until(() => run.allKeysFromRedisSince(0))
+      await until(() => run.allKeysFromBackendSince(0))
       const warm = run.records.length
       await run.eachMode(20, true, warm)
       const killed = run.records.length
@@ -63,7 +69,7 @@ for (const name of CLIENT_NAMES) {
       await victim.restart()
       await clusterOk(cluster)
       const restarted = run.records.length
-      await until(() => run.allKeysFromRedisSince(restarted))
+      await until(() => run.allKeysFromBackendSince(restarted))
       await run.stop()
 
       expectBoundedAndHonoured(run, unhandled)
@@ -82,7 +88,7 @@ for (const name of CLIENT_NAMES) {
       }
       await clusterOk(cluster)
       const resumed = run.records.length
-      await until(() => run.allKeysFromRedisSince(resumed))
+      await until(() => run.allKeysFromBackendSince(resumed))
       await run.stop()
 
       expectBoundedAndHonoured(run, unhandled)
@@ -94,7 +100,7 @@ for (const name of CLIENT_NAMES) {
       await run.eachMode(10, false)
       for (const server of cluster.servers) await server.restart()
       await clusterOk(cluster)
-      await until(() => run.allKeysFromRedisSince(0))
+      await until(() => run.allKeysFromBackendSince(0))
       await run.stop()
 
       expectBoundedAndHonoured(run, unhandled)

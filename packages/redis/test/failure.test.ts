@@ -1,16 +1,15 @@
 import { fixedWindow, MemoryStore } from '@floodgate/core'
-import { freePort, type RedisServer, startRedis } from '@floodgate/testkit'
-import { afterEach, describe, expect, it } from 'vitest'
-import { type RedisClient, type RedisDecision, RedisStore } from '../src/index.js'
 import {
-  algorithm,
-  expectBoundedAndHonoured,
-  load,
-  MODES,
-  stores,
-  TIMEOUT_MS,
+  expectOperationsFallBack,
+  FAIL_MODES,
+  freePort,
+  type RedisServer,
+  startRedis,
   watchUnhandled,
-} from './failure-load.js'
+} from '@floodgate/testkit'
+import { afterEach, describe, expect, it } from 'vitest'
+import { type RedisClient, RedisStore } from '../src/index.js'
+import { algorithm, expectBoundedAndHonoured, load, stores, TIMEOUT_MS } from './failure-load.js'
 import { CLIENT_NAMES, type ClientName, openClient, type TestClient } from './helpers.js'
 
 // Real failures of a real redis-server this file starts: killed mid-load and restarted on the same port,
@@ -65,7 +64,7 @@ for (const name of CLIENT_NAMES)
       await run.stop()
 
       expectBoundedAndHonoured(run, unhandled)
-      for (const mode of MODES) {
+      for (const mode of FAIL_MODES) {
         expect(
           run.records.slice(0, phase.killed).filter((r) => r.mode === mode && r.source !== 'redis'),
         ).toEqual([])
@@ -135,21 +134,10 @@ for (const name of CLIENT_NAMES)
         timeoutMs: TIMEOUT_MS,
         cooldownMs: 50,
       })
-      const small = fixedWindow({ limit: 2, window: '1h' })
-      expect((await store.consume(small, 'k', 1)).source).toBe('redis')
-      server.pause()
       try {
-        const peek = await store.peek(small, 'k', 1)
-        expect(peek.source).toBe('fallback')
-        expect(peek.remaining).toBe(2)
-        const all = await store.consumeAll([
-          { algorithm: small, key: 'k', cost: 1 },
-          { algorithm: small, key: 'j', cost: 1 },
-        ])
-        expect(all.map((d) => (d as RedisDecision).source)).toEqual(['fallback', 'fallback'])
-        await expect(store.refund(small, 'k', 1)).resolves.toBeUndefined()
-        expect((await fallback.peek(small, 'k', 1)).remaining).toBe(2)
+        await expectOperationsFallBack({ store, fallback, backend: 'redis', freeze: () => server.pause() })
         await new Promise((r) => setTimeout(r, 60)) // past the cooldown: reset reaches the frozen server
+        const small = fixedWindow({ limit: 2, window: '1h' })
         await expect(store.reset(small, 'k')).rejects.toMatchObject({ code: 'ERR_FLOODGATE_REDIS_TIMEOUT' })
       } finally {
         server.resume()

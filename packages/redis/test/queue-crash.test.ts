@@ -5,7 +5,7 @@ import { type RedisServer, startRedis } from '@floodgate/testkit'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRedisQueue } from '../src/index.js'
-import { bundleFixture } from './fixtures/fork-fixture.js'
+import { bundleRedisFixture } from './fixtures/fork-fixture.js'
 import { heldHandler, queueName, until } from './queue-helpers.js'
 
 let server: RedisServer
@@ -16,7 +16,7 @@ let child: ChildProcess | undefined
 beforeAll(async () => {
   server = await startRedis()
   client = new Redis(server.url)
-  bundle = await bundleFixture('queue-worker')
+  bundle = await bundleRedisFixture('queue-worker')
 }, 60_000)
 afterAll(async () => {
   child?.kill('SIGKILL')

@@ -1,9 +1,9 @@
 import { fixedWindow } from '@floodgate/core'
-import { freePort, type RedisServer, startRedis } from '@floodgate/testkit'
+import { type Fleet, freePort, type RedisServer, startRedis } from '@floodgate/testkit'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { overshootBound, RedisStore, SyncedStore } from '../src/index.js'
-import { bundleFixture, type Fleet, forkFleet } from './fixtures/fork-fixture.js'
+import { forkRedisFixture } from './fixtures/fork-fixture.js'
 import type { FleetOrder, FleetReport } from './fixtures/synced-fleet.js'
 import { ledgerAlgorithm, ledgerKey } from './fixtures/synced-ledger.js'
 
@@ -20,19 +20,16 @@ const SLACK_MS = 500
 const prefix = `fgtest:synced-failure:${process.pid}`
 
 let server: RedisServer
-let bundle: Awaited<ReturnType<typeof bundleFixture>>
 let fleet: Fleet
 let runs = 0
 
 beforeAll(async () => {
   server = await startRedis()
-  bundle = await bundleFixture('synced-fleet')
-  fleet = forkFleet(bundle.file, PROCESSES)
+  fleet = await forkRedisFixture('synced-fleet', { size: PROCESSES })
 }, 60_000)
 
 afterAll(async () => {
   await fleet?.stop()
-  bundle?.remove()
   await server?.stop()
 })
 

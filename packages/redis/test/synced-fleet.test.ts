@@ -1,8 +1,8 @@
-import { type RedisCluster, requireSharedRedis, startRedisCluster } from '@floodgate/testkit'
+import { type Fleet, type RedisCluster, requireSharedRedis, startRedisCluster } from '@floodgate/testkit'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { overshootBound } from '../src/index.js'
-import { bundleFixture, type Fleet, forkFleet } from './fixtures/fork-fixture.js'
+import { forkRedisFixture } from './fixtures/fork-fixture.js'
 import type { FleetOrder, FleetReport } from './fixtures/synced-fleet.js'
 import { TEST_DB, testPrefix } from './helpers.js'
 
@@ -13,20 +13,17 @@ import { TEST_DB, testPrefix } from './helpers.js'
 const PROCESSES = 4
 const LIMIT = 100
 const prefix = testPrefix('synced-fleet')
-let bundle: Awaited<ReturnType<typeof bundleFixture>>
 let fleet: Fleet
 let url: string
 let runs = 0
 
 beforeAll(async () => {
   url = (await requireSharedRedis()).url
-  bundle = await bundleFixture('synced-fleet')
-  fleet = forkFleet(bundle.file, PROCESSES)
+  fleet = await forkRedisFixture('synced-fleet', { size: PROCESSES })
 }, 60_000)
 
 afterAll(async () => {
   await fleet?.stop()
-  bundle?.remove()
   const client = new Redis(url, { db: TEST_DB })
   const keys = await client.keys(`${prefix}*`)
   if (keys.length > 0) await client.del(...keys)

@@ -1,5 +1,6 @@
 import {
   type Algorithm,
+  type AlgorithmKind,
   calendarQuota,
   fixedWindow,
   gcra,
@@ -31,4 +32,45 @@ export const algorithmCases: readonly AlgorithmCase[] = [
   },
   { name: 'gcra', create: () => gcra({ rate: 3, period: '1s', burst: 4 }) },
   { name: 'calendar-quota', create: () => calendarQuota({ limit: 5, period: 'day', utcOffset: '-05:30' }) },
+]
+
+/**
+ * An algorithm of `kind` that admits `limit` units and gives back none within a test's time: a window of an
+ * hour, a bucket that refills one unit an hour, GCRA over a day, a monthly quota. Exactness tests fire more
+ * than `limit` requests at one of each and count exactly `limit` admitted.
+ *
+ * @example quotaAlgorithm('token-bucket', 100) // tokenBucket({ capacity: 100, refillRate: 1, interval: '1h' })
+ */
+export function quotaAlgorithm(kind: AlgorithmKind, limit: number): Algorithm {
+  switch (kind) {
+    case 'fixed-window':
+      return fixedWindow({ limit, window: '1h' })
+    case 'sliding-window-counter':
+      return slidingWindowCounter({ limit, window: '1h' })
+    case 'sliding-window-log':
+      return slidingWindowLog({ limit, window: '1h' })
+    case 'token-bucket':
+      return tokenBucket({ capacity: limit, refillRate: 1, interval: '1h' })
+    case 'leaky-bucket':
+      return leakyBucket({ capacity: limit, leakRate: 1, interval: '1h' })
+    case 'gcra':
+      return gcra({ rate: limit, period: '1d', burst: limit })
+    case 'calendar-quota':
+      return calendarQuota({ limit, period: 'month' })
+  }
+}
+
+/**
+ * Every kind, with the time an exactness test fires at: the windowed kinds (aligned windows, calendar periods)
+ * at one fixed instant, so that no test straddles a boundary; the others on the store's clock (`undefined`),
+ * as servers in production run.
+ */
+export const exactnessCases: readonly { kind: AlgorithmKind; now: number | undefined }[] = [
+  { kind: 'fixed-window', now: Date.UTC(2026, 0, 1, 12, 30) },
+  { kind: 'sliding-window-counter', now: Date.UTC(2026, 0, 1, 12, 30) },
+  { kind: 'sliding-window-log', now: undefined },
+  { kind: 'token-bucket', now: undefined },
+  { kind: 'leaky-bucket', now: undefined },
+  { kind: 'gcra', now: undefined },
+  { kind: 'calendar-quota', now: Date.UTC(2026, 0, 1, 12, 30) },
 ]

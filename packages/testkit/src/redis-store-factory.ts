@@ -1,7 +1,7 @@
 import type { Store } from '@floodgate/core'
 import { Redis, type RedisOptions } from 'ioredis'
 import type { StoreFactory } from './conformance.js'
-import { requireSharedRedis } from './redis.js'
+import { requireSharedRedis } from './shared-redis.js'
 
 /**
  * A conformance factory for a store on the shared Redis (127.0.0.1:6379): its own client (closed with the

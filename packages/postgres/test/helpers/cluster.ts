@@ -1,8 +1,8 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort } from '@floodgate/testkit'
+import { freePort, killOnExit, serverProcess } from '@floodgate/testkit'
 import pg from 'pg'
 
 /**
@@ -73,24 +73,6 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
-const exited = (child: ChildProcess) =>
-  child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise<void>((resolve) => child.once('exit', () => resolve()))
-
-const children = new Set<ChildProcess>()
-let exitHookInstalled = false
-function track(child: ChildProcess): void {
-  children.add(child)
-  child.once('exit', () => children.delete(child))
-  if (exitHookInstalled) return
-  exitHookInstalled = true
-  // Never leave a server behind, even when a run is cut short: its backends exit when the postmaster dies.
-  process.once('exit', () => {
-    for (const c of children) if (c.pid !== undefined) c.kill('SIGKILL')
-  })
-}
-
 async function accepting(connection: pg.PoolConfig): Promise<boolean> {
   const client = new pg.Client({ ...connection, connectionTimeoutMillis: 1000 })
   client.on('error', () => {})
@@ -145,29 +127,28 @@ export async function startPostgres(options: { port?: number } = {}): Promise<Po
     '-c',
     'shared_buffers=16MB',
   ]
-  let child: ChildProcess
   const launch = async () => {
     const deadline = Date.now() + 20_000
     while (Date.now() < deadline) {
-      child = spawn(`${bin}/postgres`, args, { ...as, stdio: 'ignore' })
-      track(child)
-      const started = child
+      const child = spawn(`${bin}/postgres`, args, { ...as, stdio: 'ignore' })
+      killOnExit(child)
       let died = false
-      started.once('exit', () => {
+      child.once('exit', () => {
         died = true
       })
       // Not yet accepting: starting, in crash recovery, or refused to start because the backends of a killed
       // postmaster still hold its shared memory (then try again).
       while (!died && Date.now() < deadline) {
-        if (await accepting(connection)) return
+        if (await accepting(connection)) return child
         await new Promise((r) => setTimeout(r, 100))
       }
       await new Promise((r) => setTimeout(r, 200))
     }
     throw new Error(`the test PostgreSQL on port ${port} did not start`)
   }
-  await launch()
+  const server = await serverProcess({ launch, stopSignal: 'SIGQUIT', graceMs: 5000 })
   const processes = () => {
+    const { child } = server
     const pid = child.pid
     if (pid === undefined || child.exitCode !== null || child.signalCode !== null) return []
     const byParent = parents()
@@ -176,28 +157,15 @@ export async function startPostgres(options: { port?: number } = {}): Promise<Po
   return {
     port,
     get pid() {
-      return child.pid!
+      return server.pid
     },
     connection,
     processes,
-    async kill(signal = 'SIGKILL') {
-      const c = child
-      if (c.pid !== undefined) process.kill(c.pid, signal)
-      await exited(c)
-    },
-    async restart() {
-      await exited(child)
-      await launch()
-    },
+    kill: server.kill,
+    restart: server.restart,
     async stop() {
-      const c = child
       for (const p of processes()) signal(p, 'SIGCONT')
-      if (c.exitCode === null && c.signalCode === null && c.pid !== undefined) {
-        process.kill(c.pid, 'SIGQUIT')
-        const timer = setTimeout(() => c.pid !== undefined && c.kill('SIGKILL'), 5000)
-        await exited(c)
-        clearTimeout(timer)
-      }
+      await server.stop()
       rmSync(dir, { recursive: true, force: true })
     },
   }
