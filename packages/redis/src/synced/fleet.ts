@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto'
 
+/** How long (in sync intervals, at least 5 s) a process that stopped syncing is still counted. */
+const HORIZON_SYNCS = 20
+const HORIZON_MIN_MS = 5000
+
 /**
  * How many processes share the limits: fixed by the `processes` option, or counted in Redis, where every
  * process joins a sorted set (scored by the server's clock) when it is created and on every sync, and leaves on
@@ -37,4 +41,10 @@ export class Fleet {
   observe(reply: unknown): void {
     if (typeof reply === 'number' && Number.isSafeInteger(reply) && reply >= 1) this.counted = reply
   }
+}
+
+/** The fleet of a SyncedStore over a RedisStore's `prefix`: `processes` fixed, or counted in Redis (`'auto'`). */
+export function fleetOf(prefix: string, processes: number | 'auto', syncEveryMs: number): Fleet {
+  const horizonMs = Math.max(HORIZON_MIN_MS, HORIZON_SYNCS * syncEveryMs)
+  return new Fleet(`${prefix}:{synced}:processes`, processes === 'auto' ? undefined : processes, horizonMs)
 }

@@ -7,10 +7,12 @@ import { windowKindOf } from './window-kinds.js'
 /**
  * The keys one process holds, per algorithm (one map and one flat buffer of views per algorithm id, the last
  * algorithm asked for remembered), bounded by `maxKeys`: past it, a key with nothing left to send is forgotten
- * first.
+ * first. A key being reset gets no new entry until its reset in Redis has settled.
  */
 export class KeyTable {
   private readonly tables = new Map<string, Map<string, SyncedKey>>()
+  /** The resets in flight, by Redis key: settled (never rejected) when done. */
+  private readonly resets = new Map<string, Promise<void>>()
   private readonly slabs = new Map<string, ViewSlab>()
   private lastAlgorithm: Algorithm | undefined
   private lastTable: Map<string, SyncedKey> | undefined
@@ -29,6 +31,29 @@ export class KeyTable {
     this.lastAlgorithm = algorithm
     this.lastTable = table
     return table.get(key)
+  }
+
+  /** The key's entry, created when this process does not hold it yet; a promise while the key is being reset. */
+  entry(algorithm: Algorithm, key: string): SyncedKey | Promise<void> {
+    const found = this.find(algorithm, key)
+    if (found) return found
+    windowKindOf(algorithm) // an algorithm it cannot count is refused before anything else
+    const rkey = this.redisKey(algorithm, key)
+    return this.resets.get(rkey) ?? this.create(algorithm, key, rkey)
+  }
+
+  /** Hold new entries for `rkey` until `done`, its reset in Redis, settles; resolves or rejects as `done` does. */
+  async resetting(rkey: string, done: Promise<void>): Promise<void> {
+    const settled = done.then(
+      () => {},
+      () => {},
+    )
+    this.resets.set(rkey, settled)
+    try {
+      await done
+    } finally {
+      if (this.resets.get(rkey) === settled) this.resets.delete(rkey)
+    }
   }
 
   /** A new entry for the key (its algorithm checked: a `RateLimitConfigError` for one it cannot count). */

@@ -1,0 +1,171 @@
+import type { Algorithm, ConsumeItem, Decision } from '@floodgate/core'
+import type { RedisStore } from '../store.js'
+import { type AllowanceParts, allowanceOf, nearLimit } from './allowance.js'
+import type { Fleet } from './fleet.js'
+import type { ParsedSyncedOptions } from './options.js'
+import type { SyncLoop } from './sync-loop.js'
+import type { SyncStats } from './sync-stats.js'
+import { type SyncedDecision, tagged } from './synced-decision.js'
+import type { SyncedKey } from './synced-key.js'
+import { windowStart } from './window-kinds.js'
+
+/** What deciding from the allowance needs from its SyncedStore. */
+export interface LocalDeciderParts {
+  store: RedisStore
+  syncEveryMs: number
+  exactWithin: number
+  offline: ParsedSyncedOptions['offline']
+  fleet: Fleet
+  loop: SyncLoop
+  stats: SyncStats
+  /** The decision time: the limiter's `now` when it passes one, else the Redis server's clock as estimated. */
+  time: (now: number | undefined) => number
+  /** Decide from the start again (the key was reset or forgotten while a decision waited). */
+  again: (
+    algorithm: Algorithm,
+    key: string,
+    cost: number,
+    now: number | undefined,
+  ) => SyncedDecision | Promise<SyncedDecision>
+}
+
+/**
+ * Decides requests on keys a process holds from their views and the process's allowance: locally while the
+ * allowance covers them, through the RedisStore's script near the limit, refused until the next sync (or the
+ * next window, offline) once this process's share is spent.
+ */
+export class LocalDecider {
+  constructor(private readonly parts: LocalDeciderParts) {}
+
+  /** Decide from what `entry` knows; `online`: Redis is reachable and the key was read recently. */
+  decide(
+    entry: SyncedKey,
+    cost: number,
+    now: number | undefined,
+    online: boolean,
+  ): SyncedDecision | Promise<SyncedDecision> {
+    const { algorithm } = entry
+    const { parts } = this
+    const t = parts.time(now)
+    if (!entry.queued) parts.loop.enqueue(entry)
+    if (
+      cost <= entry.budget &&
+      t >= entry.budgetStart &&
+      t < entry.budgetEnd &&
+      online === entry.budgetOnline &&
+      entry.budgetProcesses === parts.fleet.processes
+    ) {
+      // The allowance, as last computed in this window, still covers it.
+      const decision = algorithm.consume(entry.slab.data, entry.at, t, cost)
+      if (decision.allowed) entry.admittedInBudget(cost)
+      if (online) {
+        parts.stats.local++
+        return decision
+      }
+      parts.stats.offline++
+      return tagged(decision, 'offline')
+    }
+    const source = online ? 'local' : 'offline'
+    const start = windowStart(t, entry.windowMs)
+    const cap = allowanceOf(entry, t, start, this.allowanceParts(online))
+    entry.setBudget(start, cap - entry.unackedAt(start), online, parts.fleet.processes)
+    if (entry.unackedAt(start) + cost <= cap) {
+      const decision = algorithm.consume(entry.slab.data, entry.at, t, cost)
+      if (decision.allowed) entry.admitted(start, cost)
+      parts.stats[source]++
+      return tagged(decision, source)
+    }
+    const view = algorithm.peek(entry.slab.data, entry.at, t, cost)
+    // Near the limit Redis decides; elsewhere the allowance is spent until the next sync.
+    if (view.allowed && online && nearLimit(entry, t, cost, cap, parts.exactWithin)) {
+      return this.decideInRedis(entry, cost, now, t)
+    }
+    parts.stats[source]++
+    if (!view.allowed) return tagged(view, source)
+    // The view has room but this process's share is spent: it grows again at the next sync (online) or in
+    // the next window (offline).
+    const retryAfterMs = online ? Math.ceil(parts.syncEveryMs) : Math.ceil(start + entry.windowMs - t)
+    return tagged({ ...view, allowed: false, remaining: 0, retryAfterMs }, source)
+  }
+
+  /**
+   * Every item (on `entries`, keys read and online, one each) decided locally as one, at time `t`, or undefined
+   * when one of them is not covered by its allowance.
+   */
+  consumeAll(
+    entries: readonly SyncedKey[],
+    items: readonly ConsumeItem[],
+    t: number,
+  ): Decision[] | undefined {
+    const starts = entries.map((entry) => windowStart(t, entry.windowMs))
+    const fits = entries.every(
+      (entry, i) =>
+        entry.unackedAt(starts[i]!) + items[i]!.cost <=
+        allowanceOf(entry, t, starts[i]!, this.allowanceParts(true)),
+    )
+    if (!fits) return undefined
+    const peeks = entries.map((entry, i) =>
+      entry.algorithm.peek(entry.slab.data, entry.at, t, items[i]!.cost),
+    )
+    for (const entry of entries) this.parts.loop.enqueue(entry)
+    this.parts.stats.local += entries.length
+    if (!peeks.every((d) => d.allowed)) return peeks.map((d) => tagged(d, 'local'))
+    return entries.map((entry, i) => {
+      const decision = entry.algorithm.consume(entry.slab.data, entry.at, t, items[i]!.cost)
+      entry.admitted(starts[i]!, items[i]!.cost)
+      return tagged(decision, 'local')
+    })
+  }
+
+  /** Give `cost` units back on `entry` at time `t`, sent with the next sync. */
+  refund(entry: SyncedKey, cost: number, t: number): void {
+    const start = windowStart(t, entry.windowMs)
+    const { at } = entry
+    const view = entry.slab.data
+    const before = view[at] === start ? view[at + 1]! : 0
+    entry.algorithm.refund(view, at, t, cost)
+    const given = before - (view[at] === start ? view[at + 1]! : 0)
+    if (given > 0) {
+      entry.refunded(start, given)
+      this.parts.loop.enqueue(entry)
+    }
+  }
+
+  private allowanceParts(online: boolean): AllowanceParts {
+    const { exactWithin, offline, fleet } = this.parts
+    return { online, exactWithin, offline, processes: fleet.processes }
+  }
+
+  /** Near the limit: the RedisStore's script decides; a failure there is decided locally instead. */
+  private decideInRedis(
+    entry: SyncedKey,
+    cost: number,
+    now: number | undefined,
+    t: number,
+  ): Promise<SyncedDecision> {
+    const { algorithm } = entry
+    const { stats } = this.parts
+    stats.exact++
+    return this.parts.store.consume(algorithm, entry.key, cost, now).then(
+      (decision) => {
+        if (entry.detached) return decision as SyncedDecision // reset or forgotten meanwhile: Redis decided
+        if (decision.source !== 'redis' && decision.source !== 'block-cache') {
+          stats.exact--
+          return this.decide(entry, cost, now, false)
+        }
+        if (!decision.allowed) return decision as SyncedDecision
+        const start = windowStart(t, entry.windowMs)
+        entry.admittedInRedis(start, cost)
+        const local = algorithm.consume(entry.slab.data, entry.at, t, cost)
+        if (!local.allowed) entry.kind.merge(entry.slab.data, entry.at, start, cost, entry.windowMs)
+        return tagged(local.allowed ? local : decision, decision.source)
+      },
+      () => {
+        stats.exact--
+        return entry.detached
+          ? this.parts.again(algorithm, entry.key, cost, now)
+          : this.decide(entry, cost, now, false)
+      },
+    )
+  }
+}
