@@ -1,11 +1,11 @@
 import { type Algorithm, type Duration, RateLimitConfigError } from '@floodgate/core'
-import { boundDelay, normalizeCost } from '@floodgate/core/internal'
 import { z } from 'zod'
+import { checkArrivals } from './arrivals-check.js'
+import { type Decisions, decideArrivals, summarize } from './decisions.js'
 import { type StateReader, stateReader } from './state/inner-state.js'
-import type { Summary, Timeline } from './timeline.js'
+import { emptyTimeline, fillInWindow, type Summary, type Timeline } from './timeline.js'
 import type { Arrivals, Traffic } from './traffic/types.js'
-import { algorithmSchema, COST_EXPECTED, duration, isCost, key, parseOptions, traffic } from './validate.js'
-import { maxInWindow } from './windows.js'
+import { algorithmSchema, duration, key, parseOptions, traffic } from './validate.js'
 
 /** Options of {@link simulate}. */
 export interface SimulateOptions {
@@ -38,18 +38,6 @@ export interface SimulateOptions {
   watch?: string
 }
 
-/** Every request's decision, as columns parallel to the arrivals. */
-export interface Decisions {
-  /** 1 when admitted, 0 when refused. */
-  readonly allowed: Uint8Array
-  /** How long an admitted request waits before it proceeds (shaping), in ms. */
-  readonly delayMs: Float64Array
-  /** For a refusal, ms until the same request could pass (`Infinity` when it never can). */
-  readonly retryAfterMs: Float64Array
-  /** Whole units left after the request. */
-  readonly remaining: Float64Array
-}
-
 /** The result of {@link simulate}. */
 export interface Simulation {
   readonly algorithm: Algorithm
@@ -79,82 +67,6 @@ const schema = z.strictObject({
   tick: duration().default(100),
   watch: key().optional(),
 })
-
-function emptyTimeline(tickMs: number, length: number, reader: StateReader): Timeline {
-  const column = () => new Float64Array(length)
-  const start = column()
-  for (let i = 0; i < length; i++) start[i] = i * tickMs
-  const state: Record<string, Float64Array> = {}
-  for (const field of reader.fields) state[field.name] = column()
-  return {
-    tickMs,
-    length,
-    start,
-    sent: column(),
-    admitted: column(),
-    refused: column(),
-    delayed: column(),
-    released: column(),
-    inWindow: column(),
-    state,
-  }
-}
-
-/** The units the watched key had admitted in the window ending at each tick's last millisecond. */
-function fillInWindow(timeline: Timeline, arrivals: Arrivals, allowed: Uint8Array, watch: number, w: number) {
-  const { at, keyIndex, cost } = arrivals
-  const n = at.length
-  let next = 0 // the first request not yet added
-  let left = 0 // the first request still in the window
-  let units = 0
-  for (let tick = 0; tick < timeline.length; tick++) {
-    const t = sampleTime(timeline.tickMs, tick)
-    for (; next < n && at[next]! <= t; next++) {
-      if (allowed[next] && (keyIndex ? keyIndex[next] === watch : watch === 0))
-        units += cost ? cost[next]! : 1
-    }
-    for (; left < next && at[left]! <= t - w; left++) {
-      if (allowed[left] && (keyIndex ? keyIndex[left] === watch : watch === 0))
-        units -= cost ? cost[left]! : 1
-    }
-    timeline.inWindow[tick] = units
-  }
-}
-
-/**
- * A pattern's arrivals, checked once (a custom `Traffic` may break the rules): times finite, ascending, in
- * `[0, duration)` (later ones are dropped), key indices and costs valid.
- */
-function checkArrivals(arrivals: Arrivals, durationMs: number): Arrivals {
-  const { at, keyIndex, keys } = arrivals
-  let n = at.length
-  while (n > 0 && at[n - 1]! >= durationMs) n--
-  const fail = (i: number, expected: string) => {
-    throw new RateLimitConfigError(
-      'ERR_FLOODGATE_INVALID_OPTION',
-      `simulate.traffic (request ${i})`,
-      at[i],
-      expected,
-    )
-  }
-  if (keys.length === 0) fail(0, 'at least one key')
-  let cost = arrivals.cost
-  let normalized = true
-  for (let i = 0; i < n; i++) {
-    const t = at[i]!
-    if (!(t >= 0) || (i > 0 && t < at[i - 1]!)) fail(i, 'arrival times that are finite, >= 0 and ascending')
-    if (keyIndex && !(keyIndex[i]! < keys.length)) fail(i, 'a key index below the number of keys')
-    if (cost && !isCost(cost[i])) fail(i, `a cost that is ${COST_EXPECTED}`)
-    if (cost && normalized && normalizeCost(cost[i]!) !== cost[i]) normalized = false
-  }
-  // Costs as core's limiter hands them to a store: rounded up to 1/1024
-  if (cost && !normalized) cost = cost.map(normalizeCost)
-  if (n === at.length && cost === arrivals.cost) return arrivals
-  return { at: at.subarray(0, n), keys, keyIndex: keyIndex?.subarray(0, n), cost: cost?.subarray(0, n) }
-}
-
-/** The moment a tick's state is read: its last millisecond (its start, for ticks of 1 ms or less). */
-const sampleTime = (tickMs: number, tick: number) => Math.max(tick * tickMs, (tick + 1) * tickMs - 1)
 
 /**
  * Run an algorithm from `@floodgate/core` over a traffic pattern on a virtual clock: the algorithm's own
@@ -187,7 +99,7 @@ export function simulate(options: SimulateOptions): Simulation {
   }
   const reader = stateReader(algo)
   const timeline = emptyTimeline(o.tick, ticks, reader)
-  const decisions = run(algo, arrivals, timeline, reader, watch)
+  const decisions = decideArrivals(algo, arrivals, timeline, reader, watch)
   fillInWindow(timeline, arrivals, decisions.allowed, watch, algo.windowMs)
   return {
     algorithm: algo,
@@ -199,84 +111,5 @@ export function simulate(options: SimulateOptions): Simulation {
     summary: summarize(arrivals, decisions, algo.windowMs),
     watch: arrivals.keys[watch] ?? '',
     reader,
-  }
-}
-
-/** The hot loop: every request through the algorithm, the timeline's counts and state filled on the way. */
-function run(
-  algo: Algorithm,
-  arrivals: Arrivals,
-  timeline: Timeline,
-  reader: StateReader,
-  watch: number,
-): Decisions {
-  const { at, keyIndex, cost } = arrivals
-  const n = at.length
-  const decisions: Decisions = {
-    allowed: new Uint8Array(n),
-    delayMs: new Float64Array(n),
-    retryAfterMs: new Float64Array(n),
-    remaining: new Float64Array(n),
-  }
-  const states: (Float64Array | undefined)[] = new Array(arrivals.keys.length)
-  const fresh = new Float64Array(algo.stateSize)
-  const fields = reader.fields.map((f) => timeline.state[f.name]!)
-  const sample = new Float64Array(fields.length)
-  const { tickMs, sent, admitted, refused, delayed, released } = timeline
-  let tick = 0
-  const recordState = (upTo: number) => {
-    for (; tick < upTo; tick++) {
-      reader.read(states[watch] ?? fresh, 0, sampleTime(tickMs, tick), sample)
-      for (let f = 0; f < fields.length; f++) fields[f]![tick] = sample[f]!
-    }
-  }
-  for (let i = 0; i < n; i++) {
-    const t = at[i]!
-    const row = Math.floor(t / tickMs)
-    if (row > tick) recordState(row)
-    const k = keyIndex ? keyIndex[i]! : 0
-    let state = states[k]
-    if (state === undefined) state = states[k] = new Float64Array(algo.stateSize)
-    const units = cost ? cost[i]! : 1
-    const d = algo.consume(state, 0, t, units)
-    // A shaping bound (maxDelay): a request that would wait longer is refused, and spends nothing.
-    if (boundDelay(algo, d)) algo.refund(state, 0, t, units)
-    sent[row]!++
-    decisions.remaining[i] = d.remaining
-    if (d.allowed) {
-      decisions.allowed[i] = 1
-      admitted[row]!++
-      decisions.delayMs[i] = d.delayMs
-      if (d.delayMs > 0) delayed[row]!++
-      const out = Math.floor((t + d.delayMs) / tickMs)
-      if (out < released.length) released[out]!++
-    } else {
-      refused[row]!++
-      decisions.retryAfterMs[i] = d.retryAfterMs
-    }
-  }
-  recordState(timeline.length)
-  return decisions
-}
-
-function summarize(arrivals: Arrivals, decisions: Decisions, windowMs: number): Summary {
-  const n = arrivals.at.length
-  let admitted = 0
-  let delayed = 0
-  let maxDelayMs = 0
-  for (let i = 0; i < n; i++) {
-    if (!decisions.allowed[i]) continue
-    admitted++
-    const delay = decisions.delayMs[i]!
-    if (delay > 0) delayed++
-    if (delay > maxDelayMs) maxDelayMs = delay
-  }
-  return {
-    sent: n,
-    admitted,
-    refused: n - admitted,
-    delayed,
-    maxDelayMs,
-    maxInWindow: maxInWindow(arrivals, n, decisions.allowed, windowMs),
   }
 }

@@ -1,3 +1,6 @@
+import type { StateReader } from './state/inner-state.js'
+import type { Arrivals } from './traffic/types.js'
+
 /**
  * What happened in each tick of a simulation, as columns (index `i` is the tick starting at `start[i]` ms).
  * Counts are requests; `state` holds the watched key's decoded state at each tick's last millisecond, after
@@ -52,5 +55,56 @@ export interface Summary {
     readonly key: string
     /** When: the end of that window, in ms. */
     readonly at: number
+  }
+}
+
+/** The moment a tick's state is read: its last millisecond (its start, for ticks of 1 ms or less). */
+export const sampleTime = (tickMs: number, tick: number) => Math.max(tick * tickMs, (tick + 1) * tickMs - 1)
+
+/** A timeline of `length` ticks of `tickMs`, every count 0, with a state column per field of `reader`. */
+export function emptyTimeline(tickMs: number, length: number, reader: StateReader): Timeline {
+  const column = () => new Float64Array(length)
+  const start = column()
+  for (let i = 0; i < length; i++) start[i] = i * tickMs
+  const state: Record<string, Float64Array> = {}
+  for (const field of reader.fields) state[field.name] = column()
+  return {
+    tickMs,
+    length,
+    start,
+    sent: column(),
+    admitted: column(),
+    refused: column(),
+    delayed: column(),
+    released: column(),
+    inWindow: column(),
+    state,
+  }
+}
+
+/** The units the watched key had admitted in the window ending at each tick's last millisecond. */
+export function fillInWindow(
+  timeline: Timeline,
+  arrivals: Arrivals,
+  allowed: Uint8Array,
+  watch: number,
+  w: number,
+) {
+  const { at, keyIndex, cost } = arrivals
+  const n = at.length
+  let next = 0 // the first request not yet added
+  let left = 0 // the first request still in the window
+  let units = 0
+  for (let tick = 0; tick < timeline.length; tick++) {
+    const t = sampleTime(timeline.tickMs, tick)
+    for (; next < n && at[next]! <= t; next++) {
+      if (allowed[next] && (keyIndex ? keyIndex[next] === watch : watch === 0))
+        units += cost ? cost[next]! : 1
+    }
+    for (; left < next && at[left]! <= t - w; left++) {
+      if (allowed[left] && (keyIndex ? keyIndex[left] === watch : watch === 0))
+        units -= cost ? cost[left]! : 1
+    }
+    timeline.inWindow[tick] = units
   }
 }
