@@ -1,8 +1,8 @@
-import type { AddressInfo } from 'node:net'
 import { loadShedder, priorityQueue, rateLimit } from '@floodgate/express'
 import express from 'express'
-import request from 'supertest'
-import type { AdapterApp, AdapterAppSetup, AdapterDriver, AppGates } from '../types.js'
+import type { AdapterApp, AdapterAppSetup, AdapterDriver } from '../types.js'
+import { useGates } from './gates.js'
+import { servedApp } from './served-app.js'
 
 /** Builds Express apps for the adapter conformance suite; requests go through real HTTP (supertest). */
 export const expressDriver: AdapterDriver = {
@@ -17,18 +17,7 @@ export const expressDriver: AdapterDriver = {
       })
     }
     if (setup.options) app.use(rateLimit(setup.options))
-    const gates: AppGates = {}
-    const { degradation } = setup
-    if (degradation?.priorityQueue) {
-      const middleware = priorityQueue(degradation.priorityQueue as never)
-      gates.priorityQueue = middleware.queue
-      app.use(middleware)
-    }
-    if (degradation?.loadShedder) {
-      const middleware = loadShedder(degradation.loadShedder as never)
-      gates.loadShedder = middleware.shedder
-      app.use(middleware)
-    }
+    const gates = useGates(setup.degradation, { priorityQueue, loadShedder }, (m) => app.use(m))
     for (const route of setup.routes ?? [{ path: '/' }]) {
       const method = (route.method ?? 'GET').toLowerCase() as 'get' | 'post'
       const handlers: express.RequestHandler[] = []
@@ -40,17 +29,6 @@ export const expressDriver: AdapterDriver = {
       app[method](route.path, ...handlers)
     }
     const server = app.listen(0, '127.0.0.1')
-    return {
-      async request({ method = 'GET', path, headers = {} }) {
-        const res = await request(server)[method.toLowerCase() as 'get'](path).set(headers)
-        return { status: res.status, headers: res.headers as Record<string, string>, body: res.body }
-      },
-      listen: async () => {
-        if (!server.listening) await new Promise((resolve) => server.once('listening', resolve))
-        return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-      },
-      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-      gates,
-    }
+    return servedApp(server, gates)
   },
 }
