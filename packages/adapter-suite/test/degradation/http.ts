@@ -1,6 +1,8 @@
 // Real HTTP for the degradation tests: one connection per request (so a client can go away on its own),
 // requests held in the route until the test lets them go, and a bounded wait for the server to catch up.
 import http, { type IncomingHttpHeaders } from 'node:http'
+import { afterEach } from 'vitest'
+import type { AdapterApp, AdapterDriver, AppGates, DegradationSetup } from '../../src/types.js'
 
 export interface Sent {
   readonly response: Promise<{ status: number; headers: IncomingHttpHeaders; body: any }>
@@ -55,6 +57,28 @@ export function holds() {
     },
     releaseAll() {
       for (const resolve of waiting.splice(0)) resolve()
+    },
+  }
+}
+
+/**
+ * The apps of one describe block on `driver`: `start` builds one with `degradation` whose one route holds its
+ * requests (`held`); after each test every held request is let go and the app closed. Call inside a `describe`.
+ */
+export function heldApps(driver: AdapterDriver) {
+  const held = holds()
+  let app: AdapterApp | undefined
+  afterEach(async () => {
+    held.releaseAll()
+    held.started.length = 0
+    await app?.close()
+    app = undefined
+  })
+  return {
+    held,
+    async start(degradation: DegradationSetup) {
+      app = await driver.createApp({ degradation, routes: [{ path: '/', wait: held.wait }] })
+      return { base: await app.listen(), gates: app.gates as Required<AppGates> }
     },
   }
 }

@@ -1,30 +1,16 @@
 // loadShedder in Express, Fastify and Koa over real HTTP: a share of maxInFlight kept for critical
 // requests, 503 with Retry-After, the event-loop signal (injected) shedding the lowest class, and a client
 // that goes away giving its place back.
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { drivers } from '../../src/drivers/index.js'
-import type { AdapterApp, AppGates } from '../../src/types.js'
-import { holds, send, until } from './http.js'
+import { heldApps, send, until } from './http.js'
 
 const byClass = (req: { headers: Record<string, unknown> }) => req.headers['x-class'] as string
 
 describe.each(drivers)('loadShedder on $name', (driver) => {
-  let app: AdapterApp | undefined
-  let held: ReturnType<typeof holds>
-  afterEach(async () => {
-    held?.releaseAll()
-    await app?.close()
-    app = undefined
-  })
-
-  async function start(options: Record<string, unknown>) {
-    held = holds()
-    app = await driver.createApp({
-      degradation: { loadShedder: options },
-      routes: [{ path: '/', wait: held.wait }],
-    })
-    return { base: await app.listen(), gates: app.gates as Required<AppGates> }
-  }
+  const apps = heldApps(driver)
+  const { held } = apps
+  const start = (options: Record<string, unknown>) => apps.start({ loadShedder: options })
 
   it('keeps the reserve for critical requests and sheds the others with 503 and Retry-After', async () => {
     const { base, gates } = await start({ maxInFlight: 2, reserve: { critical: 0.5 }, priority: byClass })

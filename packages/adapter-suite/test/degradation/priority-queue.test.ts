@@ -2,30 +2,17 @@
 // (virtual timers), and a client that disconnects while queued leaves at once and is never served.
 
 import { virtualClock, virtualTimers } from '@floodgate/testkit'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { drivers } from '../../src/drivers/index.js'
-import type { AdapterApp, AppGates } from '../../src/types.js'
-import { holds, send, until } from './http.js'
+import type { AppGates } from '../../src/types.js'
+import { heldApps, send, until } from './http.js'
 
 const byPlan = (req: { headers: Record<string, unknown> }) => req.headers['x-plan'] as string
 
 describe.each(drivers)('priorityQueue on $name', (driver) => {
-  let app: AdapterApp | undefined
-  let held: ReturnType<typeof holds>
-  afterEach(async () => {
-    held?.releaseAll()
-    await app?.close()
-    app = undefined
-  })
-
-  async function start(options: Record<string, unknown>) {
-    held = holds()
-    app = await driver.createApp({
-      degradation: { priorityQueue: options },
-      routes: [{ path: '/', wait: held.wait }],
-    })
-    return { base: await app.listen(), gates: app.gates as Required<AppGates> }
-  }
+  const apps = heldApps(driver)
+  const { held } = apps
+  const start = (options: Record<string, unknown>) => apps.start({ priorityQueue: options })
   const queued = (gates: Required<AppGates>) =>
     Object.values(gates.priorityQueue.stats().queued).reduce((a, b) => a + b, 0)
 
