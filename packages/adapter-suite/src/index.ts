@@ -1,3 +1,4 @@
+export { clusterForFile } from './cluster.js'
 export { describeAdapterConformance } from './conformance.js'
 export { drivers, expressDriver, fastifyDriver, koaDriver } from './drivers/index.js'
 export {

@@ -3,21 +3,11 @@
 // one key's plan state on one Cluster slot, decided by one script.
 import { fixedWindow, MemoryStore, type Store, tokenBucket } from '@floodgate/core'
 import { keySlot, RedisStore } from '@floodgate/redis'
-import { type RedisCluster, startRedisCluster, virtualClock } from '@floodgate/testkit'
-import { Cluster } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { drivers, openApps, redisStore, START } from '../../src/index.js'
+import { virtualClock } from '@floodgate/testkit'
+import { describe, expect, it } from 'vitest'
+import { clusterForFile, drivers, openApps, redisStore, START } from '../../src/index.js'
 
-let cluster: RedisCluster
-let client: Cluster
-beforeAll(async () => {
-  cluster = await startRedisCluster({ masters: 3 })
-  client = new Cluster(cluster.nodes)
-}, 60_000)
-afterAll(async () => {
-  await client?.quit()
-  await cluster?.stop()
-})
+const cluster = clusterForFile()
 
 const plans = {
   free: { rate: 10, burst: 50, quota: { limit: 60, period: 'day' as const } },
@@ -34,7 +24,11 @@ describe.each(drivers)('$name', (driver) => {
     [
       'a Cluster',
       async () =>
-        new RedisStore({ client, prefix: `fgtest:plans:${process.pid}:${Date.now()}`, timeoutMs: 5000 }),
+        new RedisStore({
+          client: cluster.client,
+          prefix: `fgtest:plans:${process.pid}:${Date.now()}`,
+          timeoutMs: 5000,
+        }),
       async () => {},
     ],
   ]
@@ -118,7 +112,7 @@ describe.each(drivers)('$name', (driver) => {
 
 describe('a Cluster', () => {
   it('puts one API key’s plan state on one slot', async () => {
-    const store = new RedisStore({ client, prefix: 'fgtest:slots' })
+    const store = new RedisStore({ client: cluster.client, prefix: 'fgtest:slots' })
     const rate = store.keyOf(tokenBucket({ capacity: 50, refillRate: 10 }), 'rate|{apikey:abc}')
     const quota = store.keyOf(fixedWindow({ limit: 1, window: 1000 }), 'quota|{apikey:abc}')
     expect(keySlot(rate)).toBe(keySlot(quota))

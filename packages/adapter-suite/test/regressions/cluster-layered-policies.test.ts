@@ -6,21 +6,10 @@
 // are decided narrowest first, so a request the user policy refuses never touches the IP's quota.
 import { fixedWindow, type Store, tokenBucket } from '@floodgate/core'
 import { RedisStore } from '@floodgate/redis'
-import { type RedisCluster, startRedisCluster } from '@floodgate/testkit'
-import { Cluster } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { drivers, fwd, openApps, redisStore } from '../../src/index.js'
+import { describe, expect, it } from 'vitest'
+import { clusterForFile, drivers, fwd, openApps, redisStore } from '../../src/index.js'
 
-let cluster: RedisCluster
-let client: Cluster
-beforeAll(async () => {
-  cluster = await startRedisCluster({ masters: 3 })
-  client = new Cluster(cluster.nodes)
-}, 60_000)
-afterAll(async () => {
-  await client?.quit()
-  await cluster?.stop()
-})
+const cluster = clusterForFile()
 
 const user = (req: { headers: Record<string, string | undefined> }) => req.headers['x-user']
 
@@ -33,7 +22,7 @@ describe.each(drivers)('$name', (driver) => {
       'a 3-master Cluster',
       async () =>
         new RedisStore({
-          client,
+          client: cluster.client,
           prefix: `fgtest:layered:${process.pid}:${Date.now()}`,
           failMode: 'closed',
           timeoutMs: 5000,
@@ -76,7 +65,7 @@ describe.each(drivers)('$name', (driver) => {
 
   it('on a Cluster, one caller’s policies are decided together: a burst limit and a user limit agree', async () => {
     const store = new RedisStore({
-      client,
+      client: cluster.client,
       prefix: `fgtest:caller:${process.pid}:${Date.now()}`,
       failMode: 'closed',
       timeoutMs: 5000,
@@ -106,7 +95,7 @@ describe.each(drivers)('$name', (driver) => {
       store.keyOf(fixedWindow({ limit: 10, window: '1h' }), 'user|{user:alice}'),
       store.keyOf(tokenBucket({ capacity: 3, refillRate: 1, interval: '1h' }), 'burst|{user:alice}'),
     ]
-    const slots = await Promise.all(keys.map((k) => client.cluster('KEYSLOT', k)))
+    const slots = await Promise.all(keys.map((k) => cluster.client.cluster('KEYSLOT', k)))
     expect(new Set(slots).size).toBe(1)
   })
 })
