@@ -2,7 +2,8 @@
 // rejected (a forged session id) was an unhandled rejection that exited the process; onError never heard of
 // it. Both are awaited now: an answer keys the request, a rejection counts it by its address.
 import { MemoryStore } from '@floodgate/core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { watchUnhandled } from '@floodgate/testkit'
+import { describe, expect, it } from 'vitest'
 import { drivers, errorLog, fwd, openApps, statusesOf } from '../../src/index.js'
 
 const sessions = new Map([['s1', { id: 'alice' }]])
@@ -11,10 +12,7 @@ const lookup = async (sid: string | undefined) => {
   return sessions.get(sid ?? '')
 }
 
-const unhandled: unknown[] = []
-const onUnhandled = (reason: unknown) => unhandled.push(reason)
-beforeAll(() => void process.on('unhandledRejection', onUnhandled))
-afterAll(() => void process.off('unhandledRejection', onUnhandled))
+const unhandled = watchUnhandled()
 
 describe.each(drivers)('$name', (driver) => {
   const open = openApps()

@@ -2,13 +2,11 @@
 // of NaN, threw inside the adapter's promise chain: the process exited (code 1) and the client got nothing.
 // Every adapter now answers 500, calls onError, and keeps serving.
 import { fixedWindow, MemoryStore, type Outcome } from '@floodgate/core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { watchUnhandled } from '@floodgate/testkit'
+import { describe, expect, it } from 'vitest'
 import { drivers, errorLog, openApps } from '../../src/index.js'
 
-const unhandled: unknown[] = []
-const onUnhandled = (reason: unknown) => unhandled.push(reason)
-beforeAll(() => void process.on('unhandledRejection', onUnhandled))
-afterAll(() => void process.off('unhandledRejection', onUnhandled))
+const unhandled = watchUnhandled()
 
 describe.each(drivers)('$name', (driver) => {
   const open = openApps()
