@@ -1,26 +1,12 @@
 // Regression: a request whose cost is above a bucket's capacity can never pass, yet the refusal said
 // `Retry-After: 1`, so a polite client waited and retried for ever. It is now answered 413
 // `cost_exceeds_limit`, with no Retry-After, for every algorithm; it spends nothing.
-import {
-  fixedWindow,
-  gcra,
-  leakyBucket,
-  MemoryStore,
-  slidingWindowCounter,
-  slidingWindowLog,
-  tokenBucket,
-} from '@floodgate/core'
+import { MemoryStore } from '@floodgate/core'
 import { describe, expect, it } from 'vitest'
 import { drivers, openApps } from '../../src/index.js'
+import { everyAlgorithm } from './every-algorithm.js'
 
-const algorithms = [
-  fixedWindow({ limit: 3, window: '1m' }),
-  slidingWindowLog({ limit: 3, window: '1m' }),
-  slidingWindowCounter({ limit: 3, window: '1m' }),
-  tokenBucket({ capacity: 3, refillRate: 1, interval: '1s' }),
-  leakyBucket({ capacity: 3, leakRate: 1, interval: '1s' }),
-  gcra({ rate: 1, period: '1s', burst: 3 }),
-]
+const algorithms = everyAlgorithm(3, '1s')
 
 describe.each(drivers)('$name', (driver) => {
   const open = openApps()

@@ -2,27 +2,13 @@
 // quota back"); the RateLimit draft (draft-ietf-httpapi-ratelimit-headers-12) says a Retry-After SHOULD NOT
 // be earlier than the reset. On a refusal, the refused policy's reset is now its Retry-After, for every
 // algorithm and every header mode.
-import {
-  fixedWindow,
-  gcra,
-  leakyBucket,
-  MemoryStore,
-  slidingWindowCounter,
-  slidingWindowLog,
-  tokenBucket,
-} from '@floodgate/core'
+import { MemoryStore } from '@floodgate/core'
 import { virtualClock } from '@floodgate/testkit'
 import { describe, expect, it } from 'vitest'
 import { drivers, openApps, START } from '../../src/index.js'
+import { everyAlgorithm } from './every-algorithm.js'
 
-const algorithms = [
-  fixedWindow({ limit: 4, window: '1m' }),
-  slidingWindowLog({ limit: 4, window: '1m' }),
-  slidingWindowCounter({ limit: 4, window: '1m' }),
-  tokenBucket({ capacity: 4, refillRate: 1, interval: '10s' }),
-  leakyBucket({ capacity: 4, leakRate: 1, interval: '10s' }),
-  gcra({ rate: 1, period: '10s', burst: 4 }),
-]
+const algorithms = everyAlgorithm(4, '10s')
 
 /** The refused policy's reset in seconds from now, as each mode writes it. */
 const resets: Record<string, (h: Record<string, string | undefined>, nowMs: number) => number> = {
