@@ -9,7 +9,13 @@ import {
   slidingWindowLog,
   tokenBucket,
 } from '@floodgate/core'
-import { algorithmCases, referenceModel, seededRandom, virtualClock } from '@floodgate/testkit'
+import {
+  agreeOnRandomOperation,
+  algorithmCases,
+  referenceModel,
+  seededRandom,
+  virtualClock,
+} from '@floodgate/testkit'
 import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -53,13 +59,6 @@ function synced(options: Partial<SyncedStoreOptions> & { name: string }) {
   stores.push(store)
   return { store, clock, timers }
 }
-
-const fields = (d: { allowed: boolean; remaining: number; resetMs: number; retryAfterMs: number }) => ({
-  allowed: d.allowed,
-  remaining: d.remaining,
-  resetMs: d.resetMs,
-  retryAfterMs: d.retryAfterMs,
-})
 
 describe('SyncedStore: options and algorithms', () => {
   it('rejects invalid options at creation, naming the option, the value and what is allowed', () => {
@@ -122,7 +121,7 @@ describe('SyncedStore: one process decides as the algorithm does', () => {
       const { store, timers, clock } = synced({ name: `ref-${algorithmCase.name}` })
       for (let seed = 1; seed <= 6; seed++) {
         const random = seededRandom(seed * 104_729)
-        const ref = referenceModel(algorithm)
+        const reference = referenceModel(algorithm)
         const keys = [`a${seed}`, `b${seed}`]
         let now = start + Math.floor(random() * 10_000)
         let flight: Promise<void> | undefined
@@ -142,23 +141,8 @@ describe('SyncedStore: one process decides as the algorithm does', () => {
             await flight
             flight = undefined
           }
-          const key = keys[random() < 0.75 ? 0 : 1]!
-          const cost = random() < 0.8 ? 1 : random() < 0.7 ? 2 : 0.5
-          const kind = random()
-          const where = `seed ${seed}, op ${op}, t=+${now - start}, cost ${cost}`
-          if (kind < 0.7) {
-            const got = await store.consume(algorithm, key, cost, now)
-            expect(fields(got), `consume: ${where}`).toEqual(fields(ref.consume(key, cost, now)))
-          } else if (kind < 0.85) {
-            const got = await store.peek(algorithm, key, cost, now)
-            expect(fields(got), `peek: ${where}`).toEqual(fields(ref.peek(key, cost, now)))
-          } else if (kind < 0.97) {
-            await store.refund(algorithm, key, cost, now)
-            ref.refund(key, cost, now)
-          } else {
-            await store.reset(algorithm, key)
-            ref.reset(key)
-          }
+          const where = `seed ${seed}, op ${op}, t=+${now - start}`
+          await agreeOnRandomOperation({ store, reference, algorithm, keys, random, now, where })
         }
         await flight
       }

@@ -1,8 +1,9 @@
-import { type Algorithm, type ConsumeItem, consumeAll, type Decision, type Store } from '@floodgate/core'
+import { type ConsumeItem, consumeAll, type Store } from '@floodgate/core'
 import { boundDelay } from '@floodgate/core/internal'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { algorithmCases } from './algorithms.js'
 import { seededRandom } from './random.js'
+import { agreeOnRandomOperation, fields, referenceModel } from './reference-model.js'
 import { vectors } from './vectors.js'
 
 /** How a conformance run gets (and gets rid of) the store under test. */
@@ -13,38 +14,6 @@ export interface StoreFactory {
   destroy?(store: Store): void | Promise<void>
   /** How many random sequences per algorithm (default 12); a slower store may run fewer. */
   sequences?: number
-}
-
-const fields = (d: Decision) => ({
-  allowed: d.allowed,
-  limit: d.limit,
-  remaining: d.remaining,
-  resetMs: d.resetMs,
-  retryAfterMs: d.retryAfterMs,
-  delayMs: d.delayMs,
-})
-
-/**
- * The reference: the algorithm's own pure functions over one plain buffer per key, what every store must decide.
- * Exported for stores that run their own sequences against it.
- */
-export function referenceModel(algorithm: Algorithm) {
-  const states = new Map<string, Float64Array>()
-  const state = (key: string) => states.get(key) ?? new Float64Array(algorithm.stateSize)
-  return {
-    consume(key: string, cost: number, now: number) {
-      const s = state(key)
-      const decision = algorithm.consume(s, 0, now, cost)
-      if (decision.allowed) states.set(key, s)
-      return decision
-    },
-    peek: (key: string, cost: number, now: number) => algorithm.peek(state(key), 0, now, cost),
-    refund(key: string, cost: number, now: number) {
-      const s = states.get(key)
-      if (s) algorithm.refund(s, 0, now, cost)
-    },
-    reset: (key: string) => states.delete(key),
-  }
 }
 
 /** A decision as the limiter makes it over `store`: consumed through core's consumeAll, or peeked and bounded. */
@@ -122,23 +91,8 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
               else if (roll < 0.9) now += Math.floor(random() * 400)
               else if (roll < 0.97) now += Math.floor(random() * 2500)
               else now += 0.25 + Math.floor(random() * 100) // fractional ms, as a Redis server clock gives
-              const key = keys[random() < 0.75 ? 0 : 1]!
-              const cost = random() < 0.8 ? 1 : random() < 0.7 ? 2 : 0.5
-              const kind = random()
-              const where = `seed ${seed}, op ${op}, t=${now}, cost ${cost}`
-              if (kind < 0.7) {
-                const got = await store.consume(algorithm, key, cost, now)
-                expect(fields(got), `consume: ${where}`).toEqual(fields(reference.consume(key, cost, now)))
-              } else if (kind < 0.85) {
-                const got = await store.peek(algorithm, key, cost, now)
-                expect(fields(got), `peek: ${where}`).toEqual(fields(reference.peek(key, cost, now)))
-              } else if (kind < 0.97) {
-                await store.refund(algorithm, key, cost, now)
-                reference.refund(key, cost, now)
-              } else {
-                await store.reset(algorithm, key)
-                reference.reset(key)
-              }
+              const where = `seed ${seed}, op ${op}, t=${now}`
+              await agreeOnRandomOperation({ store, reference, algorithm, keys, random, now, where })
             }
           }
         })

@@ -7,7 +7,7 @@ export {
   serverProcess,
   waitFor,
 } from './child-processes.js'
-export { describeStoreConformance, referenceModel, type StoreFactory } from './conformance.js'
+export { describeStoreConformance, type StoreFactory } from './conformance.js'
 export {
   byFailMode,
   expectBoundedAndHonoured,
@@ -32,6 +32,12 @@ export { type RecordingSink, recordingSink, seriesKey } from './recording-sink.j
 export { type RedisCluster, startRedisCluster } from './redis-cluster.js'
 export { type RedisServer, startRedis } from './redis-server.js'
 export { sharedRedisStoreFactory } from './redis-store-factory.js'
+export {
+  agreeOnRandomOperation,
+  type RandomOperation,
+  type ReferenceModel,
+  referenceModel,
+} from './reference-model.js'
 export { pingRedis, requireSharedRedis, SHARED_REDIS } from './shared-redis.js'
 export { type Vector, type VectorStep, vectors } from './vectors.js'
 export { type VirtualClock, virtualClock } from './virtual-clock.js'
