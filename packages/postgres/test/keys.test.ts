@@ -1,7 +1,7 @@
 import { fixedWindow } from '@floodgate/core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { MAX_STORED_KEY_LENGTH, PostgresStore, storedKey } from '../src/index.js'
-import { type TestSchema, testSchema } from './helpers/database.js'
+import { schemaForTests } from './helpers/database.js'
 
 describe('storedKey', () => {
   it('keeps keys from core as they are, and hashes the long, the ill-formed and the ones that look hashed', () => {
@@ -33,13 +33,7 @@ describe('storedKey', () => {
 })
 
 describe('keys in PostgreSQL', () => {
-  let db: TestSchema
-  beforeAll(async () => {
-    db = await testSchema()
-  })
-  afterAll(async () => {
-    await db?.drop()
-  })
+  const db = schemaForTests()
 
   it('a NUL, a lone surrogate and a forged hash each get a row of their own', async () => {
     const store = new PostgresStore({ pool: db.pool, schema: db.schema, failMode: 'closed' })

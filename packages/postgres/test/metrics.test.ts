@@ -1,19 +1,13 @@
 import { fixedWindow } from '@floodgate/core'
 import { recordingSink } from '@floodgate/testkit'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { PostgresStore } from '../src/index.js'
-import { type TestSchema, testSchema } from './helpers/database.js'
+import { schemaForTests, testSchema } from './helpers/database.js'
 
 // What a PostgresStore reports through its `metrics` option, against the real PostgreSQL: each statement's
 // duration by operation, and, with its decision function dropped, the error reply and the fail mode. Counts
 // only: no assertion on how long anything took.
-let db: TestSchema
-beforeAll(async () => {
-  db = await testSchema({ pool: { max: 2 } })
-})
-afterAll(async () => {
-  await db?.drop()
-})
+const db = schemaForTests({ pool: { max: 2 } })
 const algorithm = fixedWindow({ limit: 2, window: '1m' })
 const store = 'postgres'
 

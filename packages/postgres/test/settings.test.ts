@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type TestSchema, testSchema } from './helpers/database.js'
+import { describe, expect, it } from 'vitest'
+import { schemaForTests } from './helpers/database.js'
 
 // What a call sets for its own transaction, seen from inside one: lock_timeout always, synchronous_commit off
 // unless the store asks for durable commits; nothing outlives the call's transaction.
-let db: TestSchema
-beforeAll(async () => {
-  db = await testSchema({ pool: { max: 1 } })
-})
-afterAll(async () => {
-  await db?.drop()
-})
+const db = schemaForTests({ pool: { max: 1 } })
 
 async function settingsAfterDecide(durable: boolean) {
   const client = await db.pool.connect()

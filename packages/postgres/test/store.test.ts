@@ -1,19 +1,13 @@
 import { fixedWindow } from '@floodgate/core'
 import { algorithmCases } from '@floodgate/testkit'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { type PostgresDecision, PostgresStore } from '../src/index.js'
-import { SHARED_POSTGRES, type TestSchema, testSchema } from './helpers/database.js'
+import { SHARED_POSTGRES, schemaForTests, testSchema } from './helpers/database.js'
 
 // The store's less travelled paths, against the real PostgreSQL: a cost that can never pass, a function
 // that answers nonsense, an ended pool, a connection killed while idle, a hook that throws.
-let db: TestSchema
-beforeAll(async () => {
-  db = await testSchema({ pool: { max: 2 } })
-})
-afterAll(async () => {
-  await db?.drop()
-})
+const db = schemaForTests({ pool: { max: 2 } })
 const algorithm = fixedWindow({ limit: 5, window: '1m' })
 const fields = (d: PostgresDecision) => ({
   allowed: d.allowed,

@@ -1,22 +1,16 @@
 import { fixedWindow } from '@floodgate/core'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { PostgresStore, type PostgresStoreOptions } from '../src/index.js'
-import { SHARED_POSTGRES, type TestSchema, testSchema } from './helpers/database.js'
+import { SHARED_POSTGRES, schemaForTests } from './helpers/database.js'
 
 // Expired rows are deleted in bounded batches, skipping rows a decision holds; under a flood of unique keys
 // the table stays bounded. Rows expire by the database's clock: a 1 ms window with no grace makes every row
 // expire about 1 ms after it is written, so the floods below need no waiting.
-let db: TestSchema
 const brief = fixedWindow({ limit: 5, window: 1 })
 const lasting = fixedWindow({ limit: 5, window: '1h' })
 
-beforeAll(async () => {
-  db = await testSchema({ pool: { max: 6 } })
-})
-afterAll(async () => {
-  await db?.drop()
-})
+const db = schemaForTests({ pool: { max: 6 } })
 
 const rows = async (where = 'true') =>
   (await db.pool.query(`SELECT count(*)::int AS n FROM "${db.schema}".floodgate WHERE ${where}`)).rows[0]

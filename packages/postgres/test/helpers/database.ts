@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { fixedWindow } from '@floodgate/core'
 import pg from 'pg'
+import { afterAll, beforeAll } from 'vitest'
 import { migrate, PostgresStore } from '../../src/index.js'
 
 /** The machine's PostgreSQL, as the CI script starts it. */
@@ -54,6 +55,32 @@ export async function testSchema(
       } finally {
         await pool.end()
       }
+    },
+  }
+}
+
+/**
+ * A schema of its own for the tests of the enclosing file or block: created by {@link testSchema} in
+ * `beforeAll`, dropped in `afterAll`; its `pool` and `schema` from then on.
+ */
+export function schemaForTests(options: Parameters<typeof testSchema>[0] = {}): Omit<TestSchema, 'drop'> {
+  let db: TestSchema | undefined
+  beforeAll(async () => {
+    db = await testSchema(options)
+  })
+  afterAll(async () => {
+    await db?.drop()
+  })
+  const created = () => {
+    if (!db) throw new Error('the schema is created in beforeAll: use it inside a test')
+    return db
+  }
+  return {
+    get pool() {
+      return created().pool
+    },
+    get schema() {
+      return created().schema
     },
   }
 }
