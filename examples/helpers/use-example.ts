@@ -4,6 +4,8 @@ import { afterAll, beforeAll } from 'vitest'
 import { type RunningExample, startExample } from './start-example.js'
 
 export interface ExampleClient {
+  /** The running example's address (`http://127.0.0.1:<port>`), once it has started. */
+  readonly url: string
   get(path: string, user?: string): Promise<Response>
   post(path: string, user?: string): Promise<Response>
   /** Send `n` requests one after another; their responses in order. */
@@ -22,6 +24,10 @@ export function useExample(example: string): ExampleClient {
   const send = (method: string, path: string, user?: string) =>
     fetch(`${app!.url}${path}`, { method, headers: user ? { 'x-user': user } : {} })
   return {
+    get url() {
+      if (!app) throw new Error(`examples/${example} is started in beforeAll: use its url inside a test`)
+      return app.url
+    },
     get: (path, user) => send('GET', path, user),
     post: (path, user) => send('POST', path, user),
     async statuses(n, request) {
