@@ -1,17 +1,17 @@
 // Regression: peers let limit + 1 requests through, or refused all of a concurrent burst.
 import { MemoryStore } from '@floodgate/core'
-import { afterEach, describe, expect, it } from 'vitest'
-import { drivers } from '../../src/index.js'
+import { describe, expect, it } from 'vitest'
+import { drivers, openApps } from '../../src/index.js'
 
 describe.each(drivers)('$name', (driver) => {
-  const apps: { close(): Promise<void> }[] = []
-  afterEach(async () => Promise.all(apps.splice(0).map((a) => a.close())))
+  const open = openApps()
 
   it('exactly `limit` of a concurrent burst pass', async () => {
-    const app = await driver.createApp({
-      options: { limit: 10, window: '1m', store: new MemoryStore() },
-    })
-    apps.push(app)
+    const app = open(
+      await driver.createApp({
+        options: { limit: 10, window: '1m', store: new MemoryStore() },
+      }),
+    )
     const responses = await Promise.all(Array.from({ length: 30 }, () => app.request({ path: '/' })))
     expect(responses.filter((r) => r.status === 200)).toHaveLength(10)
     expect(responses.filter((r) => r.status === 429)).toHaveLength(20)

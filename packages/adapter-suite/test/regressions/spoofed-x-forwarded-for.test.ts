@@ -1,15 +1,15 @@
 // Regression: a client sending its own X-Forwarded-For picked a fresh bucket on every request.
 import { MemoryStore } from '@floodgate/core'
-import { afterEach, describe, expect, it } from 'vitest'
-import { drivers } from '../../src/index.js'
+import { describe, expect, it } from 'vitest'
+import { drivers, openApps } from '../../src/index.js'
 
 describe.each(drivers)('$name', (driver) => {
-  const apps: { close(): Promise<void> }[] = []
-  afterEach(async () => Promise.all(apps.splice(0).map((a) => a.close())))
+  const open = openApps()
 
   it('without trust proxy, X-Forwarded-For is never read', async () => {
-    const app = await driver.createApp({ options: { limit: 3, window: '1m', store: new MemoryStore() } })
-    apps.push(app)
+    const app = open(
+      await driver.createApp({ options: { limit: 3, window: '1m', store: new MemoryStore() } }),
+    )
     const codes = []
     for (let i = 0; i < 5; i++) {
       codes.push((await app.request({ path: '/', headers: { 'X-Forwarded-For': `192.0.2.${i}` } })).status)
@@ -18,11 +18,12 @@ describe.each(drivers)('$name', (driver) => {
   })
 
   it('behind one trusted proxy, what the client wrote before the proxy entry is ignored', async () => {
-    const app = await driver.createApp({
-      trustProxy: 'loopback',
-      options: { limit: 2, window: '1m', store: new MemoryStore() },
-    })
-    apps.push(app)
+    const app = open(
+      await driver.createApp({
+        trustProxy: 'loopback',
+        options: { limit: 2, window: '1m', store: new MemoryStore() },
+      }),
+    )
     const codes = []
     for (let i = 0; i < 4; i++) {
       codes.push(
