@@ -119,7 +119,10 @@ export function rateLimit(options?: ExpressRateLimitOptions): RateLimitMiddlewar
   const handler = createRateLimitHandler<Request>(options)
   const middleware: RequestHandler = (req, res, next) => {
     const info = new ExpressRequestInfo(req)
-    handler.handle(info, req.rateLimit).then((outcome) => write(handler, outcome, info, res, next), next)
+    const decided = handler.handle(info, req.rateLimit)
+    // Decided in this tick (the MemoryStore): go on now, with no promise in between.
+    if (!(decided instanceof Promise)) return write(handler, decided, info, res, next)
+    decided.then((outcome) => write(handler, outcome, info, res, next), next)
   }
   return Object.assign(middleware, { usage: handler.usage })
 }

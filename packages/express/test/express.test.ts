@@ -92,4 +92,26 @@ describe('@floodgate/express', () => {
     expect(() => rateLimit({ window: '1 parsec' as never })).toThrow(RateLimitConfigError)
     expect(() => rateLimit({ windowMs: 60_000 } as never)).toThrow(/rateLimit\.windowMs/)
   })
+
+  it('on the MemoryStore the request goes on in the same tick; behind an async key function, after it', async () => {
+    for (const [options, expected] of [
+      [{ limit: 5, window: '1m' }, 'true'],
+      [{ limit: 5, window: '1m', key: async () => 'k' }, 'false'],
+    ] as const) {
+      const limiter = rateLimit(options)
+      const app = express()
+      app.use((req, res, next) => {
+        let sameTick = true
+        limiter(req, res, (error?: unknown) => {
+          res.setHeader('x-same-tick', String(sameTick))
+          next(error)
+        })
+        sameTick = false
+      })
+      app.get('/', ok)
+      const res = await request(app).get('/')
+      expect(res.status).toBe(200)
+      expect(res.headers['x-same-tick']).toBe(expected)
+    }
+  })
 })

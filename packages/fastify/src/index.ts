@@ -73,11 +73,42 @@ const trustOf = (value: unknown): ProxyTrust =>
       ? 'none'
       : 'some'
 
+/** Write what the limiter decided: the headers, and the refusal when there is one. Whether the request goes on. */
+function write(
+  handler: RateLimitHandler<FastifyRequest>,
+  outcome: Outcome,
+  info: RequestInfo<FastifyRequest>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): boolean {
+  try {
+    reply.headers(outcome.headers)
+    if (!outcome.allowed) {
+      reply.code(outcome.status).type(outcome.contentType!).send(outcome.body)
+      return false
+    }
+  } catch (error) {
+    // A header or status Fastify refused: answer 500 and keep serving.
+    const failed = handler.writeFailed(error, info)
+    for (const name of Object.keys(outcome.headers)) reply.removeHeader(name)
+    reply.code(failed.status).headers(failed.headers).type(failed.contentType!).send(failed.body)
+    return false
+  }
+  request.rateLimit = outcome
+  if (handler.refunds && outcome.items) {
+    const res = reply.raw
+    res.once('close', () => handler.complete(outcome, res.writableEnded ? reply.statusCode : 0))
+  }
+  return true
+}
+
 function onRequest(
   handler: RateLimitHandler<FastifyRequest>,
   trust: ProxyTrust | undefined,
 ): onRequestHookHandler {
-  return async function floodgate(request: FastifyRequest, reply: FastifyReply) {
+  // A callback hook, not an async one: an outcome decided in this tick (the MemoryStore) calls `done` at
+  // once, with no promise in between. A request answered here never calls `done` (Fastify's early reply).
+  return function floodgate(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) {
     const info: RequestInfo<FastifyRequest> = {
       ip: request.ip,
       method: request.method,
@@ -87,21 +118,14 @@ function onRequest(
       native: request,
       proxyTrust: trust,
     }
-    const outcome = await handler.handle(info, request.rateLimit ?? undefined)
-    try {
-      reply.headers(outcome.headers)
-      if (!outcome.allowed) return reply.code(outcome.status).type(outcome.contentType!).send(outcome.body)
-    } catch (error) {
-      // A header or status Fastify refused: answer 500 and keep serving.
-      const failed = handler.writeFailed(error, info)
-      for (const name of Object.keys(outcome.headers)) reply.removeHeader(name)
-      return reply.code(failed.status).headers(failed.headers).type(failed.contentType!).send(failed.body)
+    const decided = handler.handle(info, request.rateLimit ?? undefined)
+    if (!(decided instanceof Promise)) {
+      if (write(handler, decided, info, request, reply)) done()
+      return
     }
-    request.rateLimit = outcome
-    if (handler.refunds && outcome.items) {
-      const res = reply.raw
-      res.once('close', () => handler.complete(outcome, res.writableEnded ? reply.statusCode : 0))
-    }
+    decided.then((outcome) => {
+      if (write(handler, outcome, info, request, reply)) done()
+    }, done)
   }
 }
 

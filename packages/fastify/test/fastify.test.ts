@@ -84,4 +84,29 @@ describe('@floodgate/fastify', () => {
       /rateLimit\.window/,
     )
   })
+
+  it('on the MemoryStore the request goes on in the same tick; behind an async key function, after it', async () => {
+    for (const [options, expected] of [
+      [{ limit: 5, window: '1m' }, 'true'],
+      [{ limit: 5, window: '1m', key: async () => 'k' }, 'false'],
+    ] as const) {
+      const app = Fastify()
+      await app.register(rateLimit, { global: false })
+      const limiter = app.rateLimit(options)
+      app.addHook('onRequest', (request, reply, done) => {
+        let sameTick = true
+        limiter.call(app, request, reply, (error?: Error) => {
+          reply.header('x-same-tick', String(sameTick))
+          done(error)
+        })
+        sameTick = false
+      })
+      app.get('/', async () => 'ok')
+      const res = await app.inject('/')
+      expect(res.statusCode).toBe(200)
+      expect(res.headers['x-same-tick']).toBe(expected)
+      expect(res.headers['ratelimit-remaining']).toBe('4')
+      await app.close()
+    }
+  })
 })

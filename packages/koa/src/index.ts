@@ -7,7 +7,7 @@ import {
   type RequestInfo,
   type UsageReport,
 } from '@floodgate/core'
-import type { Context, Middleware } from 'koa'
+import type { Context, Middleware, Next } from 'koa'
 import { type MatchingRouter, routePattern } from './route-pattern.js'
 
 export type { Outcome, RateLimitOptions, Usage, UsageReport } from '@floodgate/core'
@@ -103,23 +103,33 @@ export function rateLimit(options: KoaRateLimitOptions = {}): RateLimitMiddlewar
   const { router, ...core } = valid ? options : ({} as KoaRateLimitOptions)
   const handler = createRateLimitHandler<Context>(valid ? core : (options as RateLimitOptions<Context>))
   const routers = routersOf(router)
-  const floodgate: Middleware = async (ctx, next) => {
-    const info = new KoaRequestInfo(ctx, routers)
-    const outcome = await handler.handle(info, ctx.state.rateLimit)
+  const proceed = (
+    ctx: Context,
+    next: Next,
+    info: KoaRequestInfo,
+    outcome: Outcome,
+  ): Promise<void> | undefined => {
     try {
-      if (!outcome.allowed) return send(ctx, outcome)
+      if (!outcome.allowed) return void send(ctx, outcome)
       ctx.set(outcome.headers)
     } catch (error) {
       // A header Koa refused (a custom handler's, say): answer 500 and keep serving.
       for (const name of ctx.res.getHeaderNames()) ctx.remove(name)
-      return send(ctx, handler.writeFailed(error, info))
+      return void send(ctx, handler.writeFailed(error, info))
     }
     ctx.state.rateLimit = outcome
     if (handler.refunds && outcome.items) {
       const res = ctx.res
       res.once('close', () => handler.complete(outcome, res.writableFinished ? res.statusCode : 0))
     }
-    await next()
+    return next()
+  }
+  // Not an async function: an outcome decided in this tick (the MemoryStore) goes straight on to `next`.
+  const floodgate: Middleware = (ctx, next) => {
+    const info = new KoaRequestInfo(ctx, routers)
+    const decided = handler.handle(info, ctx.state.rateLimit)
+    if (decided instanceof Promise) return decided.then((outcome) => proceed(ctx, next, info, outcome))
+    return proceed(ctx, next, info, decided)
   }
   return Object.assign(floodgate, { usage: handler.usage })
 }

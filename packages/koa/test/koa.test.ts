@@ -63,4 +63,30 @@ describe('@floodgate/koa', () => {
   it('invalid options throw when the middleware is created', () => {
     expect(() => rateLimit({ limit: -1 })).toThrow(RateLimitConfigError)
   })
+
+  it('on the MemoryStore the request goes on in the same tick; behind an async key function, after it', async () => {
+    for (const [options, expected] of [
+      [{ limit: 5, window: '1m' }, 'true'],
+      [{ limit: 5, window: '1m', key: async () => 'k' }, 'false'],
+    ] as const) {
+      const limiter = rateLimit(options)
+      const app = new Koa()
+      app.use((ctx, next) => {
+        let sameTick = true
+        const done = limiter(ctx, () => {
+          ctx.set('x-same-tick', String(sameTick))
+          return next()
+        })
+        sameTick = false
+        return done
+      })
+      app.use((ctx) => {
+        ctx.body = 'ok'
+      })
+      const res = await request(app.callback()).get('/')
+      expect(res.status).toBe(200)
+      expect(res.headers['x-same-tick']).toBe(expected)
+      expect(res.headers['ratelimit-remaining']).toBe('4')
+    }
+  })
 })

@@ -12,8 +12,12 @@ export interface RateLimitHandler<N = any> {
    * outcome, and failures go to `onError`. Adapters pass the outcome of an earlier limiter on the same
    * request as `previous` (they keep it on the request): when this one refuses, what the earlier ones spent
    * is given back; when it skips, `previous` still speaks for the request and is returned.
+   *
+   * The outcome itself when nothing on the way had to wait (a synchronous store such as the MemoryStore, and
+   * `key`, `cost`, `skip`, `user` functions that return values), so an adapter can go on in the same tick with
+   * no promise allocated; a promise of it otherwise. `await` works on either.
    */
-  handle(request: RequestInfo<N>, previous?: Outcome): Promise<Outcome>
+  handle(request: RequestInfo<N>, previous?: Outcome): Outcome | Promise<Outcome>
   /** Give back everything `outcome` and the outcomes before it spent (once; safe to call again). */
   release(outcome: Outcome): void
   /** Whether `complete` has work to do (`skipFailedRequests` or `skipSuccessfulRequests`): adapters listen for the response's end only then. */

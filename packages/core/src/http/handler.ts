@@ -39,6 +39,10 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * @example
  * const limiter = createRateLimitHandler({ limit: 100, window: '1m' })
  * const outcome = await limiter.handle({ ip, method, route, path, headers, native: req })
+ * // or, to go on in the same tick when nothing had to wait (the MemoryStore, synchronous functions):
+ * const decided = limiter.handle(info)
+ * if (decided instanceof Promise) decided.then(write)
+ * else write(decided)
  * if (!outcome.allowed) send(outcome.status, outcome.headers, outcome.body)
  */
 export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {}): RateLimitHandler<N> {
@@ -79,13 +83,13 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
 
   // skip -> decide -> finish
 
-  function decideRequest(info: RequestInfo<N>): Promise<Outcome> {
+  function decideRequest(info: RequestInfo<N>): Outcome | Promise<Outcome> {
     if (skip === undefined) return decideSafely(info)
     const skipped = callAppFunction('skip', skip, info)
     if (skipped instanceof Promise) {
       return skipped.then((yes) => (skips(yes, info) ? SKIPPED : decideSafely(info)))
     }
-    return skips(skipped, info) ? Promise.resolve(SKIPPED) : decideSafely(info)
+    return skips(skipped, info) ? SKIPPED : decideSafely(info)
   }
 
   /** Whether `skip`'s answer skips the request. One that failed does not skip (the request is counted). */
@@ -95,14 +99,12 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     return false
   }
 
-  function decideSafely(info: RequestInfo<N>): Promise<Outcome> {
+  function decideSafely(info: RequestInfo<N>): Outcome | Promise<Outcome> {
     try {
       const result = decide(info)
-      return result instanceof Promise
-        ? result.catch((error) => answers.storeFailed(error, info))
-        : Promise.resolve(result)
+      return result instanceof Promise ? result.catch((error) => answers.storeFailed(error, info)) : result
     } catch (error) {
-      return Promise.resolve(answers.storeFailed(error, info))
+      return answers.storeFailed(error, info)
     }
   }
 
@@ -190,9 +192,12 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     complete: refunds.complete,
     handle(info, previous) {
       const decided = decideRequest(info)
-      if (metrics) decided.then(metrics)
-      if (previous === undefined) return decided
-      return decided.then((result) => refunds.link(result, previous))
+      if (decided instanceof Promise) {
+        if (metrics) decided.then(metrics)
+        return previous === undefined ? decided : decided.then((result) => refunds.link(result, previous))
+      }
+      if (metrics) metrics(decided)
+      return previous === undefined ? decided : refunds.link(decided, previous)
     },
     writeFailed: answers.writeFailed,
     usage,

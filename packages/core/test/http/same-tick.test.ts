@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest'
+import { createRateLimitHandler, MemoryStore, type RequestInfo, type Store } from '../../src/index.js'
+
+const info = (ip = '203.0.113.7'): RequestInfo<any> => ({
+  ip,
+  method: 'GET',
+  route: '/',
+  path: '/',
+  headers: {},
+  native: {},
+})
+
+/** The MemoryStore behind promises, as a remote store answers. */
+function asynchronous(): Store {
+  const memory = new MemoryStore()
+  return {
+    consume: async (a, k, c, n) => memory.consume(a, k, c, n),
+    peek: async (a, k, c, n) => memory.peek(a, k, c, n),
+    refund: async (a, k, c, n) => memory.refund(a, k, c, n),
+    reset: async (a, k) => memory.reset(a, k),
+    close: async () => memory.close(),
+  }
+}
+
+describe('an outcome decided in the same tick', () => {
+  it('is the outcome itself on the MemoryStore with synchronous functions: a pass, a refusal, a skip', () => {
+    const handler = createRateLimitHandler({
+      limit: 1,
+      window: '1m',
+      skip: (r: { admin?: boolean }) => r.admin === true,
+    })
+    const passed = handler.handle(info())
+    const refused = handler.handle(info())
+    const skipped = handler.handle({ ...info(), native: { admin: true } })
+    expect(passed).not.toBeInstanceOf(Promise)
+    expect(refused).not.toBeInstanceOf(Promise)
+    expect(skipped).not.toBeInstanceOf(Promise)
+    expect([passed, refused, skipped].map((o) => (o as { allowed: boolean }).allowed)).toEqual([
+      true,
+      false,
+      true,
+    ])
+    expect((refused as { status: number }).status).toBe(429)
+  })
+
+  it('is a promise when the store or a function has to wait, with the same answers', async () => {
+    const onStore = createRateLimitHandler({ limit: 1, window: '1m', store: asynchronous() })
+    const first = onStore.handle(info())
+    expect(first).toBeInstanceOf(Promise)
+    expect((await first).allowed).toBe(true)
+    expect((await onStore.handle(info())).status).toBe(429)
+
+    const asyncKey = createRateLimitHandler({ limit: 1, window: '1m', key: async () => 'k' })
+    const keyed = asyncKey.handle(info())
+    expect(keyed).toBeInstanceOf(Promise)
+    expect((await keyed).allowed).toBe(true)
+    expect((await asyncKey.handle(info('198.51.100.1'))).status).toBe(429)
+  })
+
+  it('a store that throws synchronously is still an outcome (failMode), never a throw', () => {
+    const broken: Store = {
+      ...new MemoryStore(),
+      consume: () => {
+        throw new Error('down')
+      },
+      peek: () => {
+        throw new Error('down')
+      },
+      refund: () => undefined,
+      reset: () => undefined,
+      close: () => undefined,
+    }
+    const errors: unknown[] = []
+    const open = createRateLimitHandler({ store: broken, onError: (e) => void errors.push(e) })
+    const closed = createRateLimitHandler({ store: broken, failMode: 'closed', onError: () => undefined })
+    const a = open.handle(info())
+    const b = closed.handle(info())
+    expect(a).not.toBeInstanceOf(Promise)
+    expect((a as { allowed: boolean }).allowed).toBe(true)
+    expect((b as { status: number }).status).toBe(503)
+    expect(errors).toHaveLength(1)
+  })
+
+  it('links an earlier limiter outcome in the same tick: a later refusal gives back what the first spent', () => {
+    const store = new MemoryStore()
+    const app = createRateLimitHandler({ limit: 2, window: '1m', store, prefix: 'app' })
+    const route = createRateLimitHandler({ limit: 1, window: '1m', store, prefix: 'route' })
+    const first = app.handle(info()) as { allowed: boolean; decision?: { remaining: number } }
+    expect(first.decision?.remaining).toBe(1)
+    expect((route.handle(info(), first as never) as { allowed: boolean }).allowed).toBe(true)
+    const second = app.handle(info())
+    expect((route.handle(info(), second as never) as { status: number }).status).toBe(429)
+    // The refused request's unit in the app's policy was given back: one left there.
+    const third = app.handle(info()) as { allowed: boolean; decision?: { remaining: number } }
+    expect(third.allowed).toBe(true)
+    expect(third.decision?.remaining).toBe(0)
+  })
+})
