@@ -187,6 +187,7 @@ export function renderHerdSvg(results: readonly HerdResult[]): string {
   const fivePercent = HERD.clients * 0.05
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif" font-size="12">`,
+    `<title>The retries of ${thousands(HERD.clients)} clients refused at once, per ${HERD.binMs} ms, with each jitter</title>`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
     `<text x="${left}" y="22" font-size="15" font-weight="600" fill="#1f2937">${thousands(HERD.clients)} clients refused at once by a window of ${HERD.limit} per ${HERD.windowMs / 1000} s: their retries per ${HERD.binMs} ms</text>`,
   ]

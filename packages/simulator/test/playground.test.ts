@@ -37,7 +37,7 @@ afterAll(async () => {
 })
 
 describe('the playground, in chromium', { timeout: 60_000 }, () => {
-  it("runs the live token bucket: a burst passes exactly `capacity`, the next gets 429, one passes after the refill", async () => {
+  it('runs the live token bucket: a burst passes exactly `capacity`, the next gets 429, one passes after the refill', async () => {
     await open()
     const capacity = Number(await page.inputValue('#live-capacity'))
     const refillMs = Number(await page.inputValue('#live-refill'))
