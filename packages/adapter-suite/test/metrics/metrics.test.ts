@@ -3,34 +3,31 @@
 // framework, checked against the requests sent (a recording sink keeps them).
 import { fixedWindow } from '@floodgate/core'
 import { recordingSink } from '@floodgate/testkit'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { drivers } from '../../src/drivers/index.js'
-import { statusesOf } from '../../src/harness.js'
-import type { AdapterApp } from '../../src/types.js'
-import { holds, send, until } from '../degradation/http.js'
+import { openApps, statusesOf } from '../../src/harness.js'
+import { heldApps, send, until } from '../degradation/http.js'
 
 describe.each(drivers)('metrics on $name', (driver) => {
-  let app: AdapterApp | undefined
-  let held: ReturnType<typeof holds> | undefined
-  afterEach(async () => {
-    held?.releaseAll()
-    await app?.close()
-    app = undefined
-  })
+  const open = openApps()
+  const gated = heldApps(driver)
+  const { held } = gated
 
   it('the limiter: requests by outcome, decisions by policy, near-limit, as sent', async () => {
     const sink = recordingSink()
-    app = await driver.createApp({
-      options: {
-        limits: [
-          { name: 'ip', key: 'ip', algorithm: fixedWindow({ limit: 100, window: '1m' }) },
-          { name: 'burst', key: 'ip', algorithm: fixedWindow({ limit: 3, window: '1m' }) },
-        ],
-        skip: (_req: unknown, info: { path: string }) => info.path.startsWith('/health'),
-        metrics: sink,
-      },
-      routes: [{ path: '/' }, { path: '/health' }],
-    })
+    const app = open(
+      await driver.createApp({
+        options: {
+          limits: [
+            { name: 'ip', key: 'ip', algorithm: fixedWindow({ limit: 100, window: '1m' }) },
+            { name: 'burst', key: 'ip', algorithm: fixedWindow({ limit: 3, window: '1m' }) },
+          ],
+          skip: (_req: unknown, info: { path: string }) => info.path.startsWith('/health'),
+          metrics: sink,
+        },
+        routes: [{ path: '/' }, { path: '/health' }],
+      }),
+    )
     expect(await statusesOf(app, 4)).toEqual([200, 200, 200, 429])
     expect((await app.request({ path: '/health' })).status).toBe(200)
     const requests = (outcome: string) => sink.count('floodgate.requests', { outcome })
@@ -44,14 +41,9 @@ describe.each(drivers)('metrics on $name', (driver) => {
 
   it('the load shedder: requests shed by class and cause', async () => {
     const sink = recordingSink()
-    held = holds()
-    app = await driver.createApp({
-      degradation: { loadShedder: { maxInFlight: 1, metrics: sink } },
-      routes: [{ path: '/', wait: held.wait }],
-    })
-    const base = await app.listen()
+    const { base } = await gated.start({ loadShedder: { maxInFlight: 1, metrics: sink } })
     const first = send(base)
-    await until(() => held!.started.length === 1, 'the first request to start')
+    await until(() => held.started.length === 1, 'the first request to start')
     expect((await send(base).response).status).toBe(503)
     held.releaseAll()
     expect((await first.response).status).toBe(200)
@@ -61,22 +53,17 @@ describe.each(drivers)('metrics on $name', (driver) => {
 
   it('the priority queue: its depth, each wait, a full queue', async () => {
     const sink = recordingSink()
-    held = holds()
-    app = await driver.createApp({
-      degradation: {
-        priorityQueue: { concurrency: 1, queues: { standard: { capacity: 1 } }, metrics: sink },
-      },
-      routes: [{ path: '/', wait: held.wait }],
+    const { base } = await gated.start({
+      priorityQueue: { concurrency: 1, queues: { standard: { capacity: 1 } }, metrics: sink },
     })
-    const base = await app.listen()
     const depth = () => sink.gaugeValue('floodgate.queue.depth', { queue: 'standard' })
     const first = send(base, { 'x-id': 'first' })
-    await until(() => held!.started.length === 1, 'the first request to start')
+    await until(() => held.started.length === 1, 'the first request to start')
     const queued = send(base, { 'x-id': 'queued' })
     await until(() => depth() === 1, 'a queued request')
     expect((await send(base).response).status).toBe(429)
     held.release()
-    await until(() => held!.started.length === 2, 'the queued request to start')
+    await until(() => held.started.length === 2, 'the queued request to start')
     held.releaseAll()
     expect((await first.response).status).toBe(200)
     expect((await queued.response).status).toBe(200)
