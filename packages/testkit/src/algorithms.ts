@@ -2,6 +2,7 @@ import {
   type Algorithm,
   type AlgorithmKind,
   calendarQuota,
+  type Duration,
   fixedWindow,
   gcra,
   leakyBucket,
@@ -59,6 +60,21 @@ export function quotaAlgorithm(kind: AlgorithmKind, limit: number): Algorithm {
       return calendarQuota({ limit, period: 'month' })
   }
 }
+
+/**
+ * One of each algorithm but the calendar quota, each admitting `limit` units: the windows of a minute, the
+ * buckets and GCRA giving one unit back per `refill`. For the tests that hold for every algorithm.
+ *
+ * @example everyAlgorithm(3, '1s')
+ */
+export const everyAlgorithm = (limit: number, refill: Duration): Algorithm[] => [
+  fixedWindow({ limit, window: '1m' }),
+  slidingWindowLog({ limit, window: '1m' }),
+  slidingWindowCounter({ limit, window: '1m' }),
+  tokenBucket({ capacity: limit, refillRate: 1, interval: refill }),
+  leakyBucket({ capacity: limit, leakRate: 1, interval: refill }),
+  gcra({ rate: 1, period: refill, burst: limit }),
+]
 
 /**
  * Every kind, with the time an exactness test fires at: the windowed kinds (aligned windows, calendar periods)

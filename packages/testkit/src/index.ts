@@ -1,4 +1,10 @@
-export { type AlgorithmCase, algorithmCases, exactnessCases, quotaAlgorithm } from './algorithms.js'
+export {
+  type AlgorithmCase,
+  algorithmCases,
+  everyAlgorithm,
+  exactnessCases,
+  quotaAlgorithm,
+} from './algorithms.js'
 export {
   exited,
   killOnExit,

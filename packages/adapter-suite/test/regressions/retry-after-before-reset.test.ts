@@ -3,10 +3,9 @@
 // be earlier than the reset. On a refusal, the refused policy's reset is now its Retry-After, for every
 // algorithm and every header mode.
 import { MemoryStore } from '@floodgate/core'
-import { virtualClock } from '@floodgate/testkit'
+import { everyAlgorithm, virtualClock } from '@floodgate/testkit'
 import { describe, expect, it } from 'vitest'
 import { drivers, openApps, START } from '../../src/index.js'
-import { everyAlgorithm } from './every-algorithm.js'
 
 const algorithms = everyAlgorithm(4, '10s')
 
