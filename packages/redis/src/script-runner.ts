@@ -36,8 +36,12 @@ export class ScriptRunner {
     return this.client.status
   }
 
-  /** EVALSHA `script` with `numKeys` keys first in `args`. */
-  run(script: Script, numKeys: number, args: readonly string[]): Promise<Settled> {
+  /**
+   * EVALSHA `script` with `numKeys` keys first in `args`. A Buffer argument (given only when {@link binary}:
+   * both clients that take binary replies send a Buffer as its bytes) is a script's binary ARGV.
+   */
+  run(script: Script, numKeys: number, given: readonly (string | Buffer)[]): Promise<Settled> {
+    const args = given as readonly string[]
     return this.within((pending) => {
       const onError = (error: unknown) => {
         if (pending.done || replyCode(error) !== 'NOSCRIPT') return settle(pending, failure(error))

@@ -6,7 +6,8 @@ import {
   createStoreMetrics,
   type FailModeDecisions,
   failModeDecisions,
-  type Settled,
+  failureReporter,
+  readSettled,
   type StoreMetrics,
 } from '@floodgate/core/internal'
 import { BlockCache } from './block-cache.js'
@@ -17,22 +18,10 @@ import {
   type RedisStoreErrorEvent,
   type RedisStoreOptions,
 } from './options.js'
-import { keySlot, redisKey } from './redis-key.js'
+import { redisKey } from './redis-key.js'
 import { ScriptRunner } from './script-runner.js'
-import { CONSUME_ALL, SCRIPTS, type Script } from './scripts/index.js'
-import {
-  consumeAllArgs,
-  type Operation,
-  parseReply,
-  type RedisDecision,
-  scriptParams,
-  singleArgs,
-} from './wire.js'
-
-interface Prepared {
-  script: Script
-  params: string[]
-}
+import { StoreCalls, slotGroups } from './store-calls.js'
+import { parseReply, type RedisDecision } from './wire.js'
 
 const DEFAULT_BLOCK_CACHE_KEYS = 10_000
 
@@ -55,14 +44,12 @@ export class RedisStore implements Store {
   readonly failMode: FailMode
   /** The store used while Redis is unavailable, with `failMode: 'fallback'`. */
   readonly fallback: Store | undefined
-  private readonly grace: string
-  private readonly onError: RedisStoreOptions['onError']
   private readonly circuit: Circuit
   private readonly blocks: BlockCache | undefined
-  private readonly prepared = new WeakMap<Algorithm, Prepared>()
-  private readonly runner: ScriptRunner
+  private readonly calls: StoreCalls
   private readonly failing: FailModeDecisions
   private readonly metrics: StoreMetrics | undefined
+  private readonly reportFailure: (failure: CallFailure, event: RedisStoreErrorEvent) => void
 
   constructor(options: RedisStoreOptions) {
     const parsed = parseStoreOptions(options)
@@ -71,15 +58,19 @@ export class RedisStore implements Store {
     this.timeoutMs = parsed.timeoutMs
     this.failMode = parsed.failMode
     this.fallback = parsed.fallback ?? (parsed.failMode === 'fallback' ? new MemoryStore() : undefined)
-    this.grace = String(parsed.expiryGraceMs)
-    this.onError = parsed.onError
-    this.runner = new ScriptRunner(parsed.client, this.timeoutMs)
-    this.circuit = new Circuit(this.runner, parsed.cooldownMs)
+    const runner = new ScriptRunner(parsed.client, this.timeoutMs)
+    this.circuit = new Circuit(runner, parsed.cooldownMs)
     this.metrics = createStoreMetrics({
       sink: parsed.metrics,
       store: 'redis',
       operations: ['consume', 'consume_all', 'peek', 'refund', 'reset'],
       circuitOpen: () => this.circuit.open,
+    })
+    this.calls = new StoreCalls(runner, parsed.expiryGraceMs, this.metrics)
+    this.reportFailure = failureReporter({
+      circuit: this.circuit,
+      metrics: this.metrics,
+      onError: parsed.onError,
     })
     this.failing = failModeDecisions({
       failMode: this.failMode,
@@ -133,7 +124,7 @@ export class RedisStore implements Store {
     const rkey = redisKey(this.prefix, key, algorithm.id)
     this.blocks?.delete(rkey)
     if (!this.circuit.allows()) return this.failing.refund(algorithm, key, cost, now)
-    return this.call('refund', rkey, algorithm, cost, now).then((settled) => {
+    return this.calls.one('refund', rkey, algorithm, cost, now).then((settled) => {
       if (!(settled instanceof CallFailure)) return
       this.report('refund', settled, key)
       return this.failing.refund(algorithm, key, cost, now)
@@ -145,8 +136,7 @@ export class RedisStore implements Store {
     const rkey = redisKey(this.prefix, key, algorithm.id)
     this.blocks?.delete(rkey)
     if (this.fallback) await this.fallback.reset(algorithm, key)
-    const deleting = this.runner.del(rkey)
-    const settled = await (this.metrics ? this.metrics.timed('reset', deleting) : deleting)
+    const settled = await this.calls.del(rkey)
     if (settled instanceof CallFailure) {
       this.report('reset', settled, key)
       throw settled.error
@@ -163,7 +153,7 @@ export class RedisStore implements Store {
   consumeAll(items: readonly ConsumeItem[], now?: number): Promise<Decision[]> {
     if (items.length === 0) return Promise.resolve([])
     const keys = items.map((item) => redisKey(this.prefix, item.key, item.algorithm.id))
-    if (this.runner.isCluster) {
+    if (this.calls.isCluster) {
       const groups = slotGroups(keys)
       if (groups.length > 1) {
         const keyOfItem = new Map(items.map((item, i) => [item, keys[i]!]))
@@ -197,63 +187,27 @@ export class RedisStore implements Store {
     now: number | undefined,
   ): Promise<Decision[]> {
     if (!this.circuit.allows()) return this.failing.decideAll(items, now)
-    const args = consumeAllArgs({
-      binary: this.runner.binary,
-      now,
-      grace: this.grace,
-      items: items.map((item) => ({
-        kind: item.algorithm.kind,
-        cost: item.cost,
-        params: this.prepare(item.algorithm).params,
-      })),
-    })
     const injected = now !== undefined
     const sentAt = injected ? now : performance.now()
-    const sent = this.runner.run(CONSUME_ALL, keys.length, [...keys, ...args])
-    return (this.metrics ? this.metrics.timed('consume_all', sent) : sent).then((settled) => {
-      const replies = settled instanceof CallFailure ? undefined : (settled as unknown[])
-      try {
-        if (replies === undefined || !Array.isArray(replies) || replies.length !== items.length) {
-          throw settled instanceof CallFailure
-            ? settled
-            : new TypeError('Unexpected reply from the consume-all script')
+    return this.calls.all(items, keys, now).then((settled) => {
+      const decisions = readSettled(settled, (replies) => {
+        if (!Array.isArray(replies) || replies.length !== items.length) {
+          throw new TypeError('Unexpected reply from the consume-all script')
         }
-        return items.map((item, i) => {
-          const decision = parseReply(replies[i], item.algorithm)
-          if (this.blocks && !decision.allowed) {
-            this.blocks.add(keys[i]!, item.algorithm, item.cost, decision, sentAt, injected)
-          }
-          return decision as Decision
-        })
-      } catch (error) {
-        const failure = error instanceof CallFailure ? error : new CallFailure(error, false, false)
-        this.report('consumeAll', failure, items[0]!.key)
+        return items.map((item, i) => parseReply(replies[i], item.algorithm))
+      })
+      if (decisions instanceof CallFailure) {
+        this.report('consumeAll', decisions, items[0]!.key)
         return this.failing.decideAll(items, now)
       }
+      if (this.blocks) {
+        decisions.forEach((decision, i) => {
+          if (!decision.allowed)
+            this.blocks!.add(keys[i]!, items[i]!.algorithm, items[i]!.cost, decision, sentAt, injected)
+        })
+      }
+      return decisions
     })
-  }
-
-  private prepare(algorithm: Algorithm): Prepared {
-    let prepared = this.prepared.get(algorithm)
-    if (!prepared) {
-      prepared = { script: SCRIPTS[algorithm.kind], params: scriptParams(algorithm) }
-      this.prepared.set(algorithm, prepared)
-    }
-    return prepared
-  }
-
-  /** Run one key's script for `operation`. */
-  private call(
-    operation: Operation,
-    rkey: string,
-    algorithm: Algorithm,
-    cost: number,
-    now: number | undefined,
-  ): Promise<Settled> {
-    const { script, params } = this.prepare(algorithm)
-    const args = singleArgs({ operation, binary: this.runner.binary, now, cost, grace: this.grace, params })
-    const sent = this.runner.run(script, 1, [rkey, ...args])
-    return this.metrics ? this.metrics.timed(operation, sent) : sent
   }
 
   /** A consume or peek through Redis; an error, a timeout or an unreadable reply takes the fail mode. */
@@ -265,18 +219,10 @@ export class RedisStore implements Store {
     cost: number,
     now: number | undefined,
   ): Promise<RedisDecision> {
-    return this.call(operation, rkey, algorithm, cost, now).then((settled) => {
-      let failure: CallFailure
-      if (settled instanceof CallFailure) {
-        failure = settled
-      } else {
-        try {
-          return parseReply(settled, algorithm)
-        } catch (error) {
-          failure = new CallFailure(error, false, false)
-        }
-      }
-      this.report(operation, failure, key)
+    return this.calls.one(operation, rkey, algorithm, cost, now).then((settled) => {
+      const decision = readSettled(settled, (reply) => parseReply(reply, algorithm))
+      if (!(decision instanceof CallFailure)) return decision
+      this.report(operation, decision, key)
       return this.fallBack(operation, algorithm, key, cost, now)
     })
   }
@@ -293,26 +239,6 @@ export class RedisStore implements Store {
 
   /** Report a failure; a timeout or a connection error (anything but an error reply) opens the circuit. */
   private report(operation: RedisStoreErrorEvent['operation'], failure: CallFailure, key: string): void {
-    if (failure.outage) this.circuit.trip()
-    this.metrics?.failed(failure)
-    if (!this.onError) return
-    const error = failure.error instanceof Error ? failure.error : new Error(String(failure.error))
-    try {
-      this.onError(error, { operation, key, failMode: this.failMode, timedOut: failure.timedOut })
-    } catch {
-      // onError must not throw; a throwing hook must not turn a decision into a rejection.
-    }
+    this.reportFailure(failure, { operation, key, failMode: this.failMode, timedOut: failure.timedOut })
   }
-}
-
-/** Indices of `keys` grouped by Cluster slot, groups in the order of their first key. */
-function slotGroups(keys: readonly string[]): number[][] {
-  const bySlot = new Map<number, number[]>()
-  keys.forEach((key, i) => {
-    const slot = keySlot(key)
-    const group = bySlot.get(slot)
-    if (group) group.push(i)
-    else bySlot.set(slot, [i])
-  })
-  return [...bySlot.values()]
 }

@@ -1,20 +1,25 @@
 import type { Algorithm, AlgorithmKind, Decision, FailSource } from '@floodgate/core'
 
 /**
- * The wire format between the store and its scripts, both ends in one place: the arguments the store sends
- * (built here) and reads (the Lua below), and the reply the scripts send (the Lua `reply`) and the store
- * parses (`parseReply`).
+ * The wire format between the store and its scripts, the store's end (the scripts' end is
+ * `scripts/entry.ts`): the arguments the store sends, and the reply it parses.
  *
- * One-key scripts: `KEYS[1]` is the state; `ARGV` is op (`c` consume, `p` peek, `r` refund; upper case asks
- * for a text reply), now (empty: the Redis server's clock), cost, grace ms, then the algorithm's parameters.
+ * To a client with binary replies (ioredis's `evalshaBuffer`, node-redis with a Buffer type mapping) the
+ * arguments go as one string of bytes: Redis then parses one argument instead of several, and the script
+ * reads the numbers with one `struct.unpack`, exactly, without parsing text.
  *
- * The several-keys script: `KEYS` are the states; `ARGV` is the reply format (`b` binary, `t` text), now,
- * grace, then per key its kind, cost and four parameter slots.
+ * One-key scripts: `KEYS[1]` is the state. Binary: `ARGV[1]` is the op (one byte: `c` consume, `p` peek, `r`
+ * refund), then little-endian doubles: now (NaN: the Redis server's clock), cost, grace ms, the algorithm's
+ * parameters. Text: the same as separate arguments (now empty for the server's clock).
+ *
+ * The several-keys script: `KEYS` are the states. Binary: `ARGV[1]` is doubles: now (NaN: the server's
+ * clock), grace, then per key its kind's index in {@link KINDS}, cost and {@link PARAM_SLOTS} parameter slots.
+ * Text: the same as separate arguments.
  *
  * A decision is one reply, `allowed remaining resetMs retryAfterMs delayMs`: five little-endian doubles in 40
- * bytes for clients that take a binary reply (ioredis's `evalshaBuffer`), else text in `%.17g`, which also
- * round-trips every double (a Lua number in a reply would be truncated to an integer). A request that can
- * never pass has an infinite `retryAfterMs` (`inf` in text).
+ * bytes for clients that take a binary reply, else text in `%.17g`, which also round-trips every double (a
+ * Lua number in a reply would be truncated to an integer). A request that can never pass has an infinite
+ * `retryAfterMs` (`inf` in text).
  */
 
 /** Where a RedisStore decision came from: the script, the block cache, or a fail mode. */
@@ -28,10 +33,11 @@ export interface RedisDecision extends Decision {
 /** The operations of a one-key script. */
 export type Operation = 'consume' | 'peek' | 'refund'
 
-const OPS: Record<Operation, { binary: string; text: string }> = {
-  consume: { binary: 'c', text: 'C' },
-  peek: { binary: 'p', text: 'P' },
-  refund: { binary: 'r', text: 'R' },
+/** Each operation's op: the letter the scripts compare, and its byte. */
+const OPS: Record<Operation, { text: string; byte: number }> = {
+  consume: { text: 'c', byte: 0x63 },
+  peek: { text: 'p', byte: 0x70 },
+  refund: { text: 'r', byte: 0x72 },
 }
 
 /** The parameters each algorithm's script takes, in order, from `algorithm.params`. */
@@ -45,117 +51,94 @@ const PARAMS: Record<AlgorithmKind, readonly string[]> = {
   'calendar-quota': ['limit', 'period', 'offsetMs'],
 }
 
+/** Every kind, in the order the several-keys script numbers them (1-based in Lua). */
+export const KINDS = Object.keys(PARAMS) as readonly AlgorithmKind[]
+
 /** How many parameter slots every item of the several-keys script has. */
 export const PARAM_SLOTS = 4
 
-/**
- * An algorithm's parameters as script arguments. `String(n)` is the shortest text that parses back to
- * the same double, so the Lua computes with exactly the numbers the TypeScript does.
- */
-export function scriptParams(algorithm: Algorithm): string[] {
+/** An algorithm as its scripts' arguments, made once per store and algorithm. */
+export interface ScriptParams {
+  /** The kind's position in {@link KINDS}, from 1. */
+  readonly kindIndex: number
+  /** The parameters (the numbers the TypeScript computes with). */
+  readonly values: readonly number[]
+  /** The parameters as text: `String(n)` is the shortest text that parses back to the same double. */
+  readonly texts: readonly string[]
+  /** Grace then the parameters, as little-endian doubles: the tail of a one-key script's binary argument. */
+  readonly tail: Buffer
+}
+
+/** An algorithm's parameters as script arguments, with the store's grace (ms). */
+export function scriptParams(algorithm: Algorithm, grace: number): ScriptParams {
   const names = PARAMS[algorithm.kind]
   if (!names) {
     throw new TypeError(
       `RedisStore runs the algorithms of @floodgate/core; it has no script for kind '${String(algorithm.kind)}'`,
     )
   }
-  return names.map((name) => {
+  const values = names.map((name) => {
     const value = algorithm.params[name]
     if (typeof value !== 'number' || !Number.isFinite(value)) {
       throw new TypeError(`Expected the ${algorithm.kind} algorithm to have a numeric params.${name}`)
     }
-    return String(value)
+    return value
   })
+  const tail = Buffer.alloc(8 * (1 + values.length))
+  tail.writeDoubleLE(grace, 0)
+  for (let i = 0; i < values.length; i++) tail.writeDoubleLE(values[i]!, 8 * (i + 1))
+  return { kindIndex: KINDS.indexOf(algorithm.kind) + 1, values, texts: values.map(String), tail }
 }
 
 const number = (n: number): string => (n === 1 ? '1' : String(n))
 
-/** The ARGV of a one-key script. */
-export function singleArgs(parts: {
-  operation: Operation
-  binary: boolean
-  now: number | undefined
-  cost: number
-  grace: string
-  params: readonly string[]
-}): string[] {
-  const op = OPS[parts.operation]
-  return [
-    parts.binary ? op.binary : op.text,
-    parts.now === undefined ? '' : String(parts.now),
-    number(parts.cost),
-    parts.grace,
-    ...parts.params,
-  ]
+/** The ARGV of a one-key script: one Buffer for a client with binary replies, else text. */
+export function singleArgs(
+  operation: Operation,
+  binary: boolean,
+  now: number | undefined,
+  cost: number,
+  grace: string,
+  params: ScriptParams,
+): (string | Buffer)[] {
+  const op = OPS[operation]
+  if (!binary) return [op.text, now === undefined ? '' : String(now), number(cost), grace, ...params.texts]
+  const tail = params.tail
+  const args = Buffer.allocUnsafe(17 + tail.length)
+  args[0] = op.byte
+  args.writeDoubleLE(now === undefined ? Number.NaN : now, 1)
+  args.writeDoubleLE(cost, 9)
+  tail.copy(args, 17)
+  return [args]
 }
 
-/** The ARGV of the several-keys script. */
-export function consumeAllArgs(parts: {
-  binary: boolean
-  now: number | undefined
-  grace: string
-  items: readonly { kind: AlgorithmKind; cost: number; params: readonly string[] }[]
-}): string[] {
-  const args = [parts.binary ? 'b' : 't', parts.now === undefined ? '' : String(parts.now), parts.grace]
-  for (const item of parts.items) {
-    args.push(item.kind, number(item.cost))
-    for (let i = 0; i < PARAM_SLOTS; i++) args.push(item.params[i] ?? '')
+/** The ARGV of the several-keys script: one Buffer for a client with binary replies, else text. */
+export function consumeAllArgs(
+  binary: boolean,
+  now: number | undefined,
+  grace: number,
+  items: readonly { cost: number; params: ScriptParams }[],
+): (string | Buffer)[] {
+  if (!binary) {
+    const args = [now === undefined ? '' : String(now), String(grace)]
+    for (const { cost, params } of items) {
+      args.push(String(params.kindIndex), number(cost))
+      for (let i = 0; i < PARAM_SLOTS; i++) args.push(params.texts[i] ?? '')
+    }
+    return args
   }
-  return args
+  const per = 8 * (2 + PARAM_SLOTS)
+  const args = Buffer.alloc(16 + per * items.length)
+  args.writeDoubleLE(now === undefined ? Number.NaN : now, 0)
+  args.writeDoubleLE(grace, 8)
+  items.forEach(({ cost, params }, i) => {
+    const at = 16 + per * i
+    args.writeDoubleLE(params.kindIndex, at)
+    args.writeDoubleLE(cost, at + 8)
+    for (let j = 0; j < params.values.length; j++) args.writeDoubleLE(params.values[j]!, at + 16 + 8 * j)
+  })
+  return [args]
 }
-
-/** The Lua that replies with a decision, binary or as text (`text` is set by the entry code). */
-export const REPLY_LUA = `
-local text = false
-local function reply(allowed, remaining, resetMs, retryAfterMs, delayMs)
-  if text then
-    local f = '%.17g'
-    return allowed .. ' ' .. string.format(f, remaining) .. ' ' .. string.format(f, resetMs) .. ' ' ..
-      string.format(f, retryAfterMs) .. ' ' .. string.format(f, delayMs)
-  end
-  return encode('<ddddd', allowed, remaining, resetMs, retryAfterMs, delayMs)
-end
-local function replied_allowed(out)
-  if text then return string.byte(out, 1) == 49 end
-  return decode('<d', out) == 1
-end
-`
-
-/** The entry code of a one-key script: reads the ARGV {@link singleArgs} builds. */
-export const SINGLE_MAIN_LUA = `
-local op = ARGV[1]
-if op == 'C' or op == 'P' or op == 'R' then
-  text = true
-  op = string.lower(op)
-end
-return decide(KEYS[1], op, clock(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]),
-  tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]))
-`
-
-/**
- * The entry code of the several-keys script: reads the ARGV {@link consumeAllArgs} builds, peeks every
- * item, and consumes them all only when all would pass. `decide` maps a kind to its function.
- */
-export const CONSUME_ALL_MAIN_LUA = `
-text = ARGV[1] == 't'
-local now = clock(ARGV[2])
-local grace = tonumber(ARGV[3])
-local per = ${2 + PARAM_SLOTS}
-local out = {}
-local all = true
-for pass = 1, 2 do
-  local op = 'p'
-  if pass == 2 then op = 'c' end
-  for i = 1, #KEYS do
-    local a = 3 + (i - 1) * per
-    out[i] = decide[ARGV[a + 1]](KEYS[i], op, now, tonumber(ARGV[a + 2]), grace,
-      tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), tonumber(ARGV[a + 6]))
-    if not replied_allowed(out[i]) then all = false end
-  end
-  if not all then break end
-end
-return out
-`
 
 /** The size of a binary reply: five little-endian doubles. */
 const REPLY_BYTES = 40

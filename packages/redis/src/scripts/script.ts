@@ -13,7 +13,8 @@ export function defineScript(name: string, source: string): Script {
 }
 
 /**
- * Helpers every script starts with.
+ * Helpers for a script that calls them as functions (the SyncedStore's sync script; the algorithms' scripts
+ * write the same steps inline, see `lua.ts`), in the RedisStore's state format.
  *
  * State is stored as little-endian IEEE doubles (`struct.encode('<d')`): exact, bit for bit (-0 and
  * fractions of a ms included), with no text formatting or parsing. State is written with `SET ... PX` (never

@@ -1,3 +1,5 @@
+import { type AlgorithmLua, reply } from './lua.js'
+
 /**
  * Sliding window log, as `@floodgate/core`'s `slidingWindowLog`: a list of the expiry times (doubles)
  * (`admittedAt + window`) of admitted units, oldest first. The TypeScript keeps a ring of `limit` slots where
@@ -7,22 +9,27 @@
  * entries (the ring zeroes them). Costs are whole entries: a fractional cost is rounded up.
  * Params: limit, windowMs.
  */
-export const SLIDING_WINDOW_LOG = `
-local function sliding_window_log(key, op, now, raw_cost, grace, limit, w)
-  local cost = math.ceil(raw_cost)
-  if op == 'r' then
-    redis.call('RPOP', key, math.min(cost, limit))
-    return false
-  end
-  local n = redis.call('LLEN', key)
-  local skip = 0
-  if n > limit then skip = n - limit end
-  while skip < n and decode('<d', redis.call('LINDEX', key, skip)) <= now do skip = skip + 1 end
-  local free = limit - (n - skip)
-  if cost <= free then
-    if op == 'c' then
-      if skip > 0 then redis.call('LPOP', key, skip) end
-      local entry = encode('<d', now + w)
+export const SLIDING_WINDOW_LOG: AlgorithmLua = {
+  name: 'sliding_window_log',
+  locals: ['op', 'now', 'raw_cost', 'grace', 'limit', 'w'],
+  body: `
+local cost = ceil(raw_cost)
+if op == 'r' then
+  redis.call('RPOP', key, string.format('%d', math.min(cost, limit)))
+  return false
+end
+local n = redis.call('LLEN', key)
+local skip = 0
+if n > limit then skip = n - limit end
+while skip < n and decode('<d', redis.call('LINDEX', key, string.format('%d', skip))) <= now do skip = skip + 1 end
+local free = limit - (n - skip)
+if cost <= free then
+  if op == 'c' then
+    if skip > 0 then redis.call('LPOP', key, string.format('%d', skip)) end
+    local entry = encode('<d', now + w)
+    if cost == 1 then
+      redis.call('RPUSH', key, entry)
+    else
       local batch = {}
       for i = 1, math.min(cost, 1000) do batch[i] = entry end
       local left = cost
@@ -34,19 +41,22 @@ local function sliding_window_log(key, op, now, raw_cost, grace, limit, w)
         redis.call('RPUSH', key, unpack(batch))
         left = left - take
       end
-      redis.call('PEXPIRE', key, math.ceil(w) + grace)
-      return reply(1, free - cost, w, 0, 0)
     end
-    local newest = 0
-    if n > 0 then newest = decode('<d', redis.call('LINDEX', key, -1)) end
-    local reset = 0
-    if newest > now then reset = newest - now end
-    return reply(1, free, reset, 0, 0)
+    redis.call('PEXPIRE', key, string.format('%d', ceil(w) + grace))
+    ${reply(1, 'free - cost', 'w', '0', '0')}
   end
-  local retry = math.huge
-  if cost <= limit then retry = decode('<d', redis.call('LINDEX', key, skip + cost - 1 - free)) - now end
+  local newest = 0
+  if n > 0 then newest = decode('<d', redis.call('LINDEX', key, '-1')) end
   local reset = 0
-  if n - skip > 0 then reset = decode('<d', redis.call('LINDEX', key, -1)) - now end
-  return reply(0, free, reset, retry, 0)
+  if newest > now then reset = newest - now end
+  ${reply(1, 'free', 'reset', '0', '0')}
 end
-`
+local retry = math.huge
+if cost <= limit then
+  retry = decode('<d', redis.call('LINDEX', key, string.format('%d', skip + cost - 1 - free))) - now
+end
+local reset = 0
+if n - skip > 0 then reset = decode('<d', redis.call('LINDEX', key, '-1')) - now end
+${reply(0, 'free', 'reset', 'retry', '0')}
+`,
+}

@@ -1,0 +1,68 @@
+/**
+ * The pieces every algorithm's Lua is written with. Redis runs a script's whole chunk on every call, so what
+ * the chunk defines costs every decision: the algorithms' scripts define no helper function (each would be a
+ * new closure per call) but write these pieces inline, and call the libraries through locals.
+ *
+ * State is stored as little-endian IEEE doubles (`struct.pack('<d')`): exact, bit for bit (-0 and fractions of
+ * a ms included), with no text formatting or parsing. State is written with `SET ... PX` (never without a TTL),
+ * kept `grace` ms past the moment it becomes equal to a fresh state, and deleted when it already is; a write
+ * that keeps the key's expiry rewrites the bytes in place (`SETRANGE`, which keeps the TTL).
+ *
+ * An algorithm's code sees `key`, `op` (`'c'` consume, `'p'` peek, `'r'` refund), `now` (ms), `cost`, `grace`
+ * (ms) and its own parameters as locals, and `text` (reply as text, for clients without binary replies).
+ */
+
+/** The locals the algorithms' code calls the libraries through. */
+export const LIBRARIES_LUA = `
+local encode, decode, floor, ceil, max = struct.pack, struct.unpack, math.floor, math.ceil, math.max
+`
+
+/** Lua: the Redis server's clock in ms (with its µs), into `now`, unless `now` holds a time already. */
+export const SERVER_CLOCK_LUA = `
+if not now or now ~= now then
+  local t = redis.call('TIME')
+  now = t[1] * 1000 + t[2] / 1000
+end
+`
+
+/**
+ * Lua: store `value` at `key`, expiring `expiresIn` ms from now plus the grace (a whole number of ms, sent as
+ * digits: Redis would format a Lua number with `%.17g`), or delete the key when `expiresIn` is not > 0.
+ */
+export const keep = (value: string, expiresIn: string): string =>
+  `do local expires_in = ${expiresIn} if expires_in > 0 then ` +
+  `redis.call('SET', key, ${value}, 'PX', string.format('%d', ceil(expires_in) + grace)) ` +
+  `else redis.call('DEL', key) end end`
+
+/**
+ * Lua: overwrite the state at `key` (which exists, with a value of the same length) and keep its expiry.
+ * `SETRANGE` at 0 does both in one call, and is cheaper than `SET ... KEEPTTL`.
+ */
+export const rewrite = (value: string): string => `redis.call('SETRANGE', key, '0', ${value})`
+
+/**
+ * Lua: return a decision (each argument an expression): five little-endian doubles, or the same as text
+ * (`%.17g` round-trips every double; an infinite wait prints as `inf`). `allowed` is the literal 1 or 0.
+ * Must end a block, like the `return` it is.
+ */
+export const reply = (
+  allowed: 0 | 1,
+  remaining: string,
+  resetMs: string,
+  retryAfterMs: string,
+  delayMs: string,
+): string => {
+  const fields = `${remaining}, ${resetMs}, ${retryAfterMs}, ${delayMs}`
+  const text = `string.format('${allowed} %.17g %.17g %.17g %.17g', ${fields})`
+  return `if text then return ${text} end return encode('<ddddd', ${allowed}, ${fields})`
+}
+
+/** One algorithm's Lua: its code, and the locals it reads besides `key` (in the order of the arguments). */
+export interface AlgorithmLua {
+  /** The name of the function it is defined as in the several-keys script. */
+  readonly name: string
+  /** `op, now, cost, grace`, then the algorithm's parameters: the names the code reads them by. */
+  readonly locals: readonly string[]
+  /** Statements ending in a `return` of a decision ({@link reply}), or of `false` for a refund. */
+  readonly body: string
+}

@@ -1,0 +1,87 @@
+import type { Algorithm, ConsumeItem } from '@floodgate/core'
+import type { Settled, StoreMetrics } from '@floodgate/core/internal'
+import { keySlot } from './redis-key.js'
+import type { ScriptRunner } from './script-runner.js'
+import { CONSUME_ALL, SCRIPTS, type Script } from './scripts/index.js'
+import { consumeAllArgs, type Operation, type ScriptParams, scriptParams, singleArgs } from './wire.js'
+
+/** An algorithm's script and its arguments, made once per store. */
+interface Prepared {
+  readonly script: Script
+  readonly params: ScriptParams
+}
+
+/**
+ * A RedisStore's calls to its scripts, each one EVALSHA (timed for the metrics): one key's operation, or the
+ * consume-all of keys on one slot. Each algorithm's script and parameters are looked up and encoded once.
+ */
+export class StoreCalls {
+  private readonly prepared = new WeakMap<Algorithm, Prepared>()
+  private readonly graceText: string
+
+  constructor(
+    private readonly runner: ScriptRunner,
+    private readonly graceMs: number,
+    private readonly metrics: StoreMetrics | undefined,
+  ) {
+    this.graceText = String(graceMs)
+  }
+
+  /** Whether the client is a Redis Cluster client. */
+  get isCluster(): boolean {
+    return this.runner.isCluster
+  }
+
+  /** Run one key's script for `operation`. */
+  one(
+    operation: Operation,
+    rkey: string,
+    algorithm: Algorithm,
+    cost: number,
+    now: number | undefined,
+  ): Promise<Settled> {
+    const { script, params } = this.prepare(algorithm)
+    const args = singleArgs(operation, this.runner.binary, now, cost, this.graceText, params)
+    const sent = this.runner.run(script, 1, [rkey, ...args])
+    return this.metrics ? this.metrics.timed(operation, sent) : sent
+  }
+
+  /** Run the consume-all script on `items`, whose `keys` share one slot. */
+  all(items: readonly ConsumeItem[], keys: readonly string[], now: number | undefined): Promise<Settled> {
+    const args = consumeAllArgs(
+      this.runner.binary,
+      now,
+      this.graceMs,
+      items.map((item) => ({ cost: item.cost, params: this.prepare(item.algorithm).params })),
+    )
+    const sent = this.runner.run(CONSUME_ALL, keys.length, [...keys, ...args])
+    return this.metrics ? this.metrics.timed('consume_all', sent) : sent
+  }
+
+  /** DEL `rkey` (a reset), timed. */
+  del(rkey: string): Promise<Settled> {
+    const deleting = this.runner.del(rkey)
+    return this.metrics ? this.metrics.timed('reset', deleting) : deleting
+  }
+
+  private prepare(algorithm: Algorithm): Prepared {
+    let prepared = this.prepared.get(algorithm)
+    if (!prepared) {
+      prepared = { script: SCRIPTS[algorithm.kind], params: scriptParams(algorithm, this.graceMs) }
+      this.prepared.set(algorithm, prepared)
+    }
+    return prepared
+  }
+}
+
+/** Indices of `keys` grouped by Cluster slot, groups in the order of their first key. */
+export function slotGroups(keys: readonly string[]): number[][] {
+  const bySlot = new Map<number, number[]>()
+  keys.forEach((key, i) => {
+    const slot = keySlot(key)
+    const group = bySlot.get(slot)
+    if (group) group.push(i)
+    else bySlot.set(slot, [i])
+  })
+  return [...bySlot.values()]
+}
