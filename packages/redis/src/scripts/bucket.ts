@@ -1,7 +1,8 @@
-import { type AlgorithmLua, keep, reply } from './lua.js'
+import { type AlgorithmLua, keepUntil, reply } from './lua.js'
 
 /**
- * The meter both buckets share, as `@floodgate/core`'s `bucket.ts`: state `level lastUpdate` (two doubles), the level
+ * The meter both buckets share, as `@floodgate/core`'s `bucket.ts`: state `level lastUpdate expiresAt` (three
+ * doubles; a state of two, from before the key's expiry was kept in it, reads as one with no expiry), the level
  * scaled by the interval (units x ms), draining `rate` scaled units per ms.
  * Params: capacity, rate, intervalMs, shape (1: leaky bucket in shaping mode).
  */
@@ -10,9 +11,9 @@ export const BUCKET: AlgorithmLua = {
   locals: ['op', 'now', 'cost', 'grace', 'capacity', 'rate', 'interval', 'shape'],
   body: `
 local raw = redis.call('GET', key)
-local stored, last = 0, 0
+local stored, last, expires = 0, 0, nil
 if raw then
-  stored, last = decode('<dd', raw)
+  if #raw == 24 then stored, last, expires = decode('<ddd', raw) else stored, last = decode('<dd', raw) end
 end
 local level = 0
 if stored > 0 then
@@ -22,7 +23,7 @@ end
 if op == 'r' then
   if raw then
     local left = max(0, level - cost * interval)
-    ${keep("encode('<dd', left, now)", 'left / rate')}
+    ${keepUntil('<dd', 'left, now', 'left / rate')}
   end
   return false
 end
@@ -32,7 +33,7 @@ if nxt <= full then
   local after = level
   if op == 'c' then
     after = nxt
-    ${keep("encode('<dd', nxt, now)", 'nxt / rate')}
+    ${keepUntil('<dd', 'nxt, now', 'nxt / rate')}
   end
   local delay = 0
   if shape == 1 then delay = ceil(level / rate) end

@@ -1,4 +1,4 @@
-import { type AlgorithmLua, keep, reply } from './lua.js'
+import { type AlgorithmLua, keepUntil, reply } from './lua.js'
 
 /** Lua: core's `ceilMs` of the variable `ms` (`1e-3` is core's `EPSILON`, in ms). */
 const ceilMs = (ms: string) => `(${ms} <= 1e-3 and 0 or ceil(${ms} - 1e-3))`
@@ -6,7 +6,8 @@ const ceilMs = (ms: string) => `(${ms} <= 1e-3 and 0 or ceil(${ms} - 1e-3))`
 const floorUnits = (units: string) => `(${units} <= 0 and 0 or floor(${units} + 1e-3))`
 
 /**
- * GCRA, as `@floodgate/core`'s `gcra`: state `tat` (one double), the theoretical arrival time.
+ * GCRA, as `@floodgate/core`'s `gcra`: state `tat expiresAt` (two doubles; a state of one, from before the key's
+ * expiry was kept in it, reads as one with no expiry), `tat` the theoretical arrival time.
  * Params: emissionMs, toleranceMs, burst.
  */
 export const GCRA: AlgorithmLua = {
@@ -14,12 +15,14 @@ export const GCRA: AlgorithmLua = {
   locals: ['op', 'now', 'cost', 'grace', 'emission', 'tolerance', 'burst'],
   body: `
 local raw = redis.call('GET', key)
-local stored = 0
-if raw then stored = decode('<d', raw) end
+local stored, expires = 0, nil
+if raw then
+  if #raw == 16 then stored, expires = decode('<dd', raw) else stored = decode('<d', raw) end
+end
 if op == 'r' then
   if raw then
     local tat = max(now, stored - cost * emission)
-    ${keep("encode('<d', tat)", 'tat - now')}
+    ${keepUntil('<d', 'tat', 'tat - now')}
   end
   return false
 end
@@ -29,7 +32,7 @@ if nxt - now <= tolerance + 1e-3 then
   local ahead = tat - now
   if op == 'c' then
     ahead = nxt - now
-    ${keep("encode('<d', nxt)", 'ahead')}
+    ${keepUntil('<d', 'nxt', 'ahead')}
   end
   local units = (tolerance - ahead) / emission
   ${reply(1, floorUnits('units'), ceilMs('ahead'), '0', '0')}

@@ -35,6 +35,24 @@ export const keep = (value: string, expiresIn: string): string =>
   `else redis.call('DEL', key) end end`
 
 /**
+ * Lua: store a state whose last field is the moment (ms, on the caller's clock) its key expires, read into
+ * `expires` (nil when the stored state has none), for the states whose expiry moves on with every write (the
+ * buckets, GCRA). The state becomes fresh `expiresIn` ms from now, and its key must outlive that by the
+ * grace: when it already does, the bytes are rewritten in place and the expiry kept (`SETRANGE`, no TTL to
+ * set); else the key is stored to expire the grace after that again, so that the writes which follow keep
+ * it (a key is kept between one and two graces past the moment its state becomes fresh). Deleted when the
+ * state already is fresh. `fields` are the state's other fields, `format` their `struct` format.
+ */
+export const keepUntil = (format: string, fields: string, expiresIn: string): string =>
+  `do local expires_in = ${expiresIn} if expires_in > 0 then ` +
+  `local need = ceil(expires_in) + grace ` +
+  `if expires and expires >= now + need then ` +
+  `redis.call('SETRANGE', key, '0', encode('${format}d', ${fields}, expires)) ` +
+  `else local ttl = need + grace ` +
+  `redis.call('SET', key, encode('${format}d', ${fields}, now + ttl), 'PX', string.format('%d', ttl)) end ` +
+  `else redis.call('DEL', key) end end`
+
+/**
  * Lua: overwrite the state at `key` (which exists, with a value of the same length) and keep its expiry.
  * `SETRANGE` at 0 does both in one call, and is cheaper than `SET ... KEEPTTL`.
  */
