@@ -16,9 +16,10 @@ import type { Algorithm, AlgorithmKind, Decision, FailSource } from '@floodgate/
  * clock), grace, then per key its kind's index in {@link KINDS}, cost and {@link PARAM_SLOTS} parameter slots.
  * Text: the same as separate arguments.
  *
- * A decision is one reply, `allowed remaining resetMs retryAfterMs delayMs`: five little-endian doubles in 40
- * bytes for clients that take a binary reply, else text in `%.17g`, which also round-trips every double (a
- * Lua number in a reply would be truncated to an integer). A request that can never pass has an infinite
+ * A decision is one reply, `allowed remaining resetMs retryAfterMs delayMs`: for clients that take a binary
+ * reply, five little-endian doubles in 40 bytes, or only `remaining resetMs` in 16 for an admission with
+ * no wait (allowed, `retryAfterMs` and `delayMs` 0); else text in `%.17g`, which also round-trips every double
+ * (a Lua number in a reply would be truncated to an integer). A request that can never pass has an infinite
  * `retryAfterMs` (`inf` in text).
  */
 
@@ -140,17 +141,30 @@ export function consumeAllArgs(
   return [args]
 }
 
-/** The size of a binary reply: five little-endian doubles. */
+/** The sizes of a binary reply: five little-endian doubles, or two for an admission with no wait. */
 const REPLY_BYTES = 40
+const ADMITTED_BYTES = 16
 
 /** A text field as a number; Lua prints an infinite wait as `inf`. */
 const field = (text: string): number => (text === 'inf' ? Number.POSITIVE_INFINITY : Number(text))
 
 /**
- * Parse a script's reply (five little-endian doubles in a Buffer, or the same as text) into a decision.
- * Throws on anything else: the store treats an unreadable reply as a failure.
+ * Parse a script's reply (little-endian doubles in a Buffer, or text) into a decision. Throws on anything
+ * else: the store treats an unreadable reply as a failure.
  */
 export function parseReply(reply: unknown, algorithm: Algorithm): RedisDecision {
+  if (Buffer.isBuffer(reply) && reply.length === ADMITTED_BYTES) {
+    return {
+      allowed: true,
+      limit: algorithm.limit,
+      remaining: reply.readDoubleLE(0),
+      resetMs: reply.readDoubleLE(8),
+      retryAfterMs: 0,
+      delayMs: 0,
+      policy: '',
+      source: 'redis',
+    }
+  }
   if (Buffer.isBuffer(reply) && reply.length === REPLY_BYTES) {
     return {
       allowed: reply.readDoubleLE(0) === 1,

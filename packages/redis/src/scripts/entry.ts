@@ -63,7 +63,7 @@ for pass = 1, 2 do
     out[i] = decision
     if text then
       if string.byte(decision, 1) ~= 49 then all = false end
-    elseif decode('<d', decision) ~= 1 then
+    elseif #decision ~= 16 and decode('<d', decision) ~= 1 then
       all = false
     end
   end

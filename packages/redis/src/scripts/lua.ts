@@ -59,9 +59,10 @@ export const keepUntil = (format: string, fields: string, expiresIn: string): st
 export const rewrite = (value: string): string => `redis.call('SETRANGE', key, '0', ${value})`
 
 /**
- * Lua: return a decision (each argument an expression): five little-endian doubles, or the same as text
- * (`%.17g` round-trips every double; an infinite wait prints as `inf`). `allowed` is the literal 1 or 0.
- * Must end a block, like the `return` it is.
+ * Lua: return a decision (each argument an expression; `allowed` the literal 1 or 0): little-endian doubles,
+ * `remaining resetMs` alone (16 bytes) for an admission with no wait (`retryAfterMs` and `delayMs` the
+ * literal 0), else all five, `allowed remaining resetMs retryAfterMs delayMs` (40 bytes); or the five as text
+ * (`%.17g` round-trips every double; an infinite wait prints as `inf`). Must end a block, like a `return`.
  */
 export const reply = (
   allowed: 0 | 1,
@@ -72,7 +73,11 @@ export const reply = (
 ): string => {
   const fields = `${remaining}, ${resetMs}, ${retryAfterMs}, ${delayMs}`
   const text = `string.format('${allowed} %.17g %.17g %.17g %.17g', ${fields})`
-  return `if text then return ${text} end return encode('<ddddd', ${allowed}, ${fields})`
+  const binary =
+    allowed === 1 && retryAfterMs === '0' && delayMs === '0'
+      ? `encode('<dd', ${remaining}, ${resetMs})`
+      : `encode('<ddddd', ${allowed}, ${fields})`
+  return `if text then return ${text} end return ${binary}`
 }
 
 /** One algorithm's Lua: its code, and the locals it reads besides `key` (in the order of the arguments). */
