@@ -41,8 +41,8 @@ export class StoreCalls {
     now: number | undefined,
   ): Promise<Settled> {
     const { script, params } = this.prepare(algorithm)
-    const args = singleArgs(operation, this.runner.binary, now, cost, this.graceText, params)
-    const sent = this.runner.run(script, 1, [rkey, ...args])
+    const args = singleArgs(rkey, operation, this.runner.binary, now, cost, this.graceText, params)
+    const sent = this.runner.run(script, 1, args)
     return this.metrics ? this.metrics.timed(operation, sent) : sent
   }
 

@@ -106,8 +106,10 @@ export class RedisStore implements Store {
       }
     }
     if (!this.circuit.allows()) return this.fallBack('consume', algorithm, key, cost, now)
-    return this.decideOne('consume', rkey, algorithm, key, cost, now).then((decision) => {
-      if (blocks && decision.source === 'redis' && !decision.allowed) {
+    const deciding = this.decideOne('consume', rkey, algorithm, key, cost, now)
+    if (!blocks) return deciding
+    return deciding.then((decision) => {
+      if (decision.source === 'redis' && !decision.allowed) {
         blocks.add(rkey, algorithm, cost, decision, sentAt, injected)
       }
       return decision

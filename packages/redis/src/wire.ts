@@ -93,8 +93,9 @@ export function scriptParams(algorithm: Algorithm, grace: number): ScriptParams 
 
 const number = (n: number): string => (n === 1 ? '1' : String(n))
 
-/** The ARGV of a one-key script: one Buffer for a client with binary replies, else text. */
+/** `rkey` then the ARGV of a one-key script: one Buffer for a client with binary replies, else text. */
 export function singleArgs(
+  rkey: string,
   operation: Operation,
   binary: boolean,
   now: number | undefined,
@@ -103,14 +104,14 @@ export function singleArgs(
   params: ScriptParams,
 ): (string | Buffer)[] {
   const op = OPS[operation]
-  if (!binary) return [op.text, now === undefined ? '' : String(now), number(cost), grace, ...params.texts]
+  if (!binary) return [rkey, op.text, now === undefined ? '' : String(now), number(cost), grace, ...params.texts]
   const tail = params.tail
   const args = Buffer.allocUnsafe(17 + tail.length)
   args[0] = op.byte
   args.writeDoubleLE(now === undefined ? Number.NaN : now, 1)
   args.writeDoubleLE(cost, 9)
   tail.copy(args, 17)
-  return [args]
+  return [rkey, args]
 }
 
 /** The ARGV of the several-keys script: one Buffer for a client with binary replies, else text. */
