@@ -42,8 +42,11 @@ const CONFIG = {
   measureMs: quick ? 200 : 500,
   keys: 10_000,
   inFlight: [1, 256],
-  /** Commands per decision: this many sequential decisions, 5 tries, the smallest rate per command. */
-  commandSample: quick ? 100 : 500,
+  /**
+   * Commands and Redis time per decision: this many sequential decisions, 5 tries, the smallest rate per
+   * command and the smallest time (a busy machine only ever adds to a command's time).
+   */
+  commandSample: quick ? 100 : 4000,
   /** One ioredis option set for every contender. */
   client: { enableAutoPipelining: args.pipelining !== 'off' },
   throughput: { limit: 1e9, windowMs: 3_600_000 },
@@ -74,6 +77,10 @@ const FLOODGATE = {
   'floodgate-gcra': {
     label: 'Floodgate GCRA',
     make: (c) => c.gcra({ rate: 1e6, period: '1s', burst: 1e9 }),
+  },
+  'floodgate-cq': {
+    label: 'Floodgate calendar quota',
+    make: (c) => c.calendarQuota({ limit: 1e9, period: 'day' }),
   },
 }
 const PEERS = {
@@ -487,6 +494,9 @@ async function main() {
     ...['ioredis', 'node-redis'].map((library) => cpu[onClient(store, library)][256].median.toFixed(1)),
   ])
 
+  // Redis time per decision over rate-limit-redis's on the same client (below 1: less Redis CPU per decision).
+  const redisUsVsRlr = (id) =>
+    commands[id].redisUs / commands[onClient('rate-limit-redis', libraryOf(id))].redisUs
   const rows = CONTENDERS.map((id) => [
     labelOf(id),
     ...CONFIG.inFlight.flatMap((n) => [
@@ -496,12 +506,14 @@ async function main() {
     commands[id].sent.toFixed(2),
     commands[id].inside.toFixed(2),
     commands[id].redisUs.toFixed(1),
+    fmtRatio(redisUsVsRlr(id)),
   ])
   const goal = {
     oneCommand: CONTENDERS.filter(isFloodgate).every((id) => Math.abs(commands[id].sent - 1) < 0.01),
     fixedWindowAtLeastFastestPeer: ratio('floodgate-fw', 256) >= 1,
     othersWithin10Percent: Object.keys(FLOODGATE).every((id) => ratio(id, 256) >= 0.9),
     blockCache10x: blocked.yes[256].median / blocked.no[256].median >= 10,
+    defaultRedisUsAtMostRateLimitRedis: redisUsVsRlr('floodgate-swc') <= 1,
   }
   const md = [
     '## Redis stores',
@@ -527,6 +539,7 @@ async function main() {
         { title: 'commands sent', align: 'right' },
         { title: 'in script', align: 'right' },
         { title: 'Redis µs', align: 'right' },
+        { title: 'Redis µs vs rate-limit-redis', align: 'right' },
       ],
       rows,
     ),
@@ -578,13 +591,21 @@ async function main() {
       `(${fmtRatio(ratio('floodgate-fw', 256))}), every other algorithm ${goal.othersWithin10Percent ? 'is' : 'is NOT'} ` +
       `within 10% of it (lowest: ${fmtRatio(Math.min(...Object.keys(FLOODGATE).map((id) => ratio(id, 256))))}); the block ` +
       `cache ${goal.blockCache10x ? 'is' : 'is NOT'} at least 10x the uncached refusal rate ` +
-      `(${fmtRatio(blocked.yes[256].median / blocked.no[256].median)}).`,
+      `(${fmtRatio(blocked.yes[256].median / blocked.no[256].median)}); on ioredis the default algorithm (sliding ` +
+      `window counter) ${goal.defaultRedisUsAtMostRateLimitRedis ? 'costs' : 'does NOT cost'} Redis at most ` +
+      `rate-limit-redis's time per decision (${fmtRatio(redisUsVsRlr('floodgate-swc'))}; every algorithm: ` +
+      `${Object.keys(FLOODGATE)
+        .map((id) => `${FLOODGATE[id].label.replace('Floodgate ', '')} ${fmtRatio(redisUsVsRlr(id))}`)
+        .join(', ')}).`,
     '',
-    'What the commands are: every Floodgate script reads the Redis server clock (`TIME`) and writes its state ' +
-      "with `SET ... PX` (the log: a list), so windows are aligned to the clock, time is the server's and " +
-      'retry-after is exact; the peers count hits with `INCR` against a key TTL (a window that starts at the ' +
-      'first hit) and read no clock. On a shared 2-core machine these numbers move by tens of per cent from ' +
-      'run to run: compare within a run, and mind the spread.',
+    'What the commands are: every Floodgate script reads the Redis server clock (`TIME`), reads its state ' +
+      '(`GET` of little-endian doubles; the log: `LLEN`, `LINDEX`) and writes it back: `SETRANGE` when the ' +
+      "key's TTL still covers the new state (same window; a bucket's or GCRA's expiry, kept in the state, still " +
+      'far enough), else `SET ... PX` (the log: `RPUSH`, `PEXPIRE`). So windows are aligned to the clock, time ' +
+      "is the server's and retry-after is exact, at three commands per decision; the peers count hits with " +
+      '`INCR` against a key TTL (a window that starts at the first hit) and read no clock: two commands. On a ' +
+      'shared 2-core machine these numbers move by tens of per cent from run to run: compare within a run, ' +
+      'and mind the spread.',
     '',
     `Measured with \`${commandLine()}\` in ${Math.round((Date.now() - started) / 1000)} s, load average ` +
       `${loadAtStart.toFixed(1)} at the start and ${os.loadavg()[0].toFixed(1)} at the end on ${os.cpus().length} cores.` +
