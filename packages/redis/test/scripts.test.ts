@@ -117,6 +117,60 @@ for (const name of CLIENT_NAMES)
       }
     })
 
+    it('a bucket and a GCRA keep their expiry in the state; a state stored without it is read and given one', async () => {
+      const store = new RedisStore({ client: of(), prefix: `${name}-expiry`, expiryGraceMs: 500 })
+      const now = Date.UTC(2026, 0, 1, 12)
+      const doubles = (...values: number[]) => {
+        const bytes = Buffer.alloc(8 * values.length)
+        values.forEach((value, i) => bytes.writeDoubleLE(value, 8 * i))
+        return bytes
+      }
+      const read = async (rkey: string) => {
+        const raw = await client.getBuffer(rkey)
+        return raw ? Array.from({ length: raw.length / 8 }, (_, i) => raw.readDoubleLE(8 * i)) : []
+      }
+      // Token bucket of 3, 1 per second: 2 used at `now`, stored as `level lastUpdate` (units x ms).
+      const bucket = tokenBucket({ capacity: 3, refillRate: 1, interval: '1s' })
+      const bucketKey = store.keyOf(bucket, 'k')
+      await client.set(bucketKey, doubles(2000, now), 'PX', 10_000)
+      expect(await store.consume(bucket, 'k', 1, now)).toMatchObject({ allowed: true, remaining: 0 })
+      // Fresh in 3 s; kept the grace past that, and the grace again for the writes that follow.
+      expect(await read(bucketKey)).toEqual([3000, now, now + 4000])
+      expect(await client.pttl(bucketKey)).toBeGreaterThan(3500)
+      expect(await client.pttl(bucketKey)).toBeLessThanOrEqual(4000)
+      // A refund leaves it fresh sooner: the expiry already covers it and is kept.
+      await store.refund(bucket, 'k', 1, now)
+      expect(await read(bucketKey)).toEqual([2000, now, now + 4000])
+      // Emptied by a consume 2 s later, fresh 3 s after that: past what the key's expiry covers, a new one.
+      expect(await store.consume(bucket, 'k', 3, now + 2000)).toMatchObject({ allowed: true, remaining: 0 })
+      expect(await read(bucketKey)).toEqual([3000, now + 2000, now + 6000])
+      // GCRA of 3 per second (one per 333.3 ms): a TAT stored alone is read.
+      const meter = gcra({ rate: 3, period: '1s' })
+      const meterKey = store.keyOf(meter, 'k')
+      await client.set(meterKey, doubles(now), 'PX', 10_000)
+      expect((await store.consume(meter, 'k', 1, now)).allowed).toBe(true)
+      const [tat, expires] = await read(meterKey)
+      expect(tat).toBeCloseTo(now + 1000 / 3, 6)
+      expect(expires).toBe(now + 334 + 1000)
+    })
+
+    it('a window counted again in the same window is rewritten in place and keeps its expiry', async () => {
+      const store = new RedisStore({ client: of(), prefix: `${name}-inplace`, expiryGraceMs: 500 })
+      const start = Date.UTC(2026, 0, 1, 12)
+      for (const algorithm of [
+        fixedWindow({ limit: 5, window: '1m' }),
+        slidingWindowCounter({ limit: 5, window: '1m' }),
+      ]) {
+        const rkey = store.keyOf(algorithm, 'k')
+        await store.consume(algorithm, 'k', 1, start)
+        const first = await client.pttl(rkey)
+        expect((await store.consume(algorithm, 'k', 2, start + 30_000)).remaining, algorithm.kind).toBe(2)
+        // A TTL set again at +30 s would be 30 s shorter; the one set at the first count is kept.
+        expect(first - (await client.pttl(rkey)), algorithm.kind).toBeLessThan(1000)
+        expect((await client.getBuffer(rkey))?.readDoubleLE(8), algorithm.kind).toBe(3)
+      }
+    })
+
     it('with no clock, Redis TIME decides windows', async () => {
       const store = new RedisStore({ client: of(), prefix: `${name}-servertime` })
       const algorithm = fixedWindow({ limit: 2, window: '1h' })
