@@ -12,7 +12,12 @@ if (!existsSync(reportPath)) {
 }
 const report = JSON.parse(readFileSync(reportPath, 'utf8'))
 const passed = report.numPassedTests ?? 0
-const failed = (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0)
+// A file that failed without a failed test (it did not load, a hook threw) counts once; a failed test
+// counts once, not again for its file.
+const brokenFiles = (report.testResults ?? []).filter(
+  (file) => file.status === 'failed' && !(file.assertionResults ?? []).some((a) => a.status === 'failed'),
+).length
+const failed = (report.numFailedTests ?? 0) + brokenFiles
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0)
 console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
 process.exit(status !== 0 ? status : failed > 0 || passed === 0 ? 1 : 0)

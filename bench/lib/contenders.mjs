@@ -38,20 +38,23 @@ const shown = {
   gcra: 'gcra({ rate, period: window, burst: limit })',
 }
 
-function floodgate(algorithm, label) {
+function floodgate(algorithm, label, { sync = false } = {}) {
+  const call = sync ? 'limiter.consumeSync(key).allowed (no await)' : '(await limiter.consume(key)).allowed'
   return {
     label,
     kind: 'floodgate',
     algorithm,
-    how: `(await limiter.consume(key)).allowed, limiter = createLimiter({ algorithm: ${shown[algorithm]}, store: new MemoryStore({ maxKeys }) })`,
+    how: `${call}, limiter = createLimiter({ algorithm: ${shown[algorithm]}, store: new MemoryStore({ maxKeys }) })`,
     async create({ limit, windowMs, refill, maxKeys = 1_000_000 }) {
-      const fg = await import('@floodgate/core')
+      const fg = await import(process.env.FLOODGATE_CORE ?? '@floodgate/core')
       const store = new fg.MemoryStore({ maxKeys })
       const limiter = fg.createLimiter({
         algorithm: floodgateAlgorithms[algorithm](fg, limit, windowMs, refill),
         store,
       })
-      const decide = async (key) => (await limiter.consume(key)).allowed
+      const decide = sync
+        ? Object.assign((key) => limiter.consumeSync(key).allowed, { sync: true })
+        : async (key) => (await limiter.consume(key)).allowed
       decide.size = () => store.size
       return decide
     },
@@ -74,7 +77,28 @@ export const contenders = {
       return decide
     },
   },
+  'map-sync': {
+    label: 'bare Map counter, no await (baseline)',
+    kind: 'baseline',
+    how: '(key) => { const n = (map.get(key) ?? 0) + 1; map.set(key, n); return n <= limit }, called without await',
+    async create({ limit }) {
+      const map = new Map()
+      const decide = (key) => {
+        const n = (map.get(key) ?? 0) + 1
+        map.set(key, n)
+        return n <= limit
+      }
+      decide.sync = true
+      decide.size = () => map.size
+      return decide
+    },
+  },
   'floodgate-swc': floodgate('slidingWindowCounter', 'Floodgate MemoryStore, slidingWindowCounter (default)'),
+  'floodgate-swc-sync': floodgate(
+    'slidingWindowCounter',
+    'Floodgate MemoryStore, slidingWindowCounter, consumeSync (no await)',
+    { sync: true },
+  ),
   'floodgate-fw': floodgate('fixedWindow', 'Floodgate MemoryStore, fixedWindow'),
   'floodgate-tb': floodgate('tokenBucket', 'Floodgate MemoryStore, tokenBucket'),
   'floodgate-gcra': floodgate('gcra', 'Floodgate MemoryStore, gcra'),

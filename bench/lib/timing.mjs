@@ -17,6 +17,7 @@ export const sinceNs = (start) => Number(process.hrtime.bigint() - start)
  * `startAt` lets a caller continue the round robin where an earlier loop (the warm-up) stopped.
  */
 export async function runFor(decide, keys, ms, startAt = 0) {
+  if (decide.sync) return runForSync(decide, keys, ms, startAt)
   const len = keys.length
   const budget = ms * 1e6
   let i = startAt % len
@@ -46,10 +47,44 @@ export async function runFor(decide, keys, ms, startAt = 0) {
   }
 }
 
+/**
+ * `runFor` for a synchronous `decide` (`decide.sync`: Floodgate's `consumeSync`, a bare Map): the same loop
+ * with no `await`, which is what such an API saves its caller.
+ */
+function runForSync(decide, keys, ms, startAt) {
+  const len = keys.length
+  const budget = ms * 1e6
+  let i = startAt % len
+  let calls = 0
+  let admitted = 0
+  const start = process.hrtime.bigint()
+  let elapsed = 0
+  const cpu0 = process.cpuUsage()
+  do {
+    for (let j = 0; j < CHECK_EVERY; j++) {
+      if (decide(keys[i])) admitted++
+      if (++i === len) i = 0
+    }
+    calls += CHECK_EVERY
+    elapsed = sinceNs(start)
+  } while (elapsed < budget)
+  const cpu = process.cpuUsage(cpu0)
+  const cpuNs = (cpu.user + cpu.system) * 1e3
+  return {
+    calls,
+    admitted,
+    elapsedNs: elapsed,
+    cpuNs,
+    next: i,
+    perSecond: calls / (elapsed / 1e9),
+    perCpuSecond: calls / (cpuNs / 1e9),
+  }
+}
+
 /** Call `decide` once per key, in order, awaiting each call (used to create keys). */
 export async function touchAll(decide, keys) {
   let admitted = 0
-  for (let i = 0; i < keys.length; i++) if (await decide(keys[i])) admitted++
+  for (let i = 0; i < keys.length; i++) if (decide.sync ? decide(keys[i]) : await decide(keys[i])) admitted++
   return admitted
 }
 
@@ -64,7 +99,8 @@ export async function sampleLatency(decide, keys, count, startAt = 0) {
   let i = startAt % len
   for (let k = 0; k < count; k++) {
     const t0 = process.hrtime.bigint()
-    await decide(keys[i])
+    if (decide.sync) decide(keys[i])
+    else await decide(keys[i])
     samples[k] = Number(process.hrtime.bigint() - t0)
     if (++i === len) i = 0
   }

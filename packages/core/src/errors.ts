@@ -6,6 +6,7 @@ export type RateLimitErrorCode =
   | 'ERR_FLOODGATE_INVALID_COST'
   | 'ERR_FLOODGATE_INVALID_KEY'
   | 'ERR_FLOODGATE_TIER_NOT_TIGHTER'
+  | 'ERR_FLOODGATE_STORE_NOT_SYNCHRONOUS'
 
 /** Describe a value for an error message: `-5 (number)`, `'1 parsec' (string)`. */
 export function describeValue(value: unknown): string {

@@ -59,8 +59,18 @@ export interface Limiter {
   readonly store: Store
   /** Spend `cost` units if the policy allows it; a refusal is a decision with `allowed: false`. */
   consume(key: string, options?: ConsumeOptions): Promise<Decision>
+  /**
+   * `consume` with no promise: the decision itself, in this tick. On a synchronous store only (the
+   * MemoryStore); on another it throws a `RateLimitConfigError` (`ERR_FLOODGATE_STORE_NOT_SYNCHRONOUS`) and
+   * spends nothing. An invalid key or cost throws as `consume` rejects. For hot loops in one process (a
+   * WebSocket's messages, a job runner's calls), where an `await` per decision is most of the cost.
+   * @example if (!limiter.consumeSync(socket.id).allowed) socket.close(1008, 'slow down')
+   */
+  consumeSync(key: string, options?: ConsumeOptions): Decision
   /** The decision a request of `cost` would get now, spending nothing. */
   peek(key: string, options?: ConsumeOptions): Promise<Decision>
+  /** `peek` with no promise, on a synchronous store only (as `consumeSync`). */
+  peekSync(key: string, options?: ConsumeOptions): Decision
   /** Give back units spent earlier (a request that failed, say). */
   refund(key: string, options?: ConsumeOptions): Promise<void>
   /** Forget the key: its next request starts with a full quota. */
@@ -100,11 +110,18 @@ export function createLimiter(options: LimiterOptions): Limiter {
   store.checkAlgorithm?.(algorithm)
   const scope = parsed.prefix === '' ? '' : `${parsed.prefix}:`
 
+  // The last key's store key, kept: a caller that asks about one key many times in a row (a hot client, a
+  // loop over one socket's messages) builds it once, and the store finds it with its hash already computed.
+  let lastKey: string | undefined
+  let lastStoreKey = ''
   const keyOf = (key: string): string => {
+    if (key === lastKey && lastKey !== undefined) return lastStoreKey
     if (typeof key !== 'string' || key.length === 0) {
       throw new RateLimitConfigError('ERR_FLOODGATE_INVALID_KEY', 'key', key, 'a non-empty string')
     }
-    return storeKey(scope, partitionOf(key))
+    lastStoreKey = storeKey(scope, partitionOf(key))
+    lastKey = key
+    return lastStoreKey
   }
   const costOf = (options: ConsumeOptions | undefined): number => {
     const cost = options?.cost === undefined ? 1 : options.cost
@@ -116,6 +133,13 @@ export function createLimiter(options: LimiterOptions): Limiter {
     return decision
   }
   const now = () => (clock === undefined ? undefined : clock())
+  const notSynchronous = (method: string) =>
+    new RateLimitConfigError(
+      'ERR_FLOODGATE_STORE_NOT_SYNCHRONOUS',
+      'createLimiter.store',
+      store,
+      `a synchronous store (the MemoryStore) for ${method}; on this store use ${method.replace('Sync', '')}, which returns a promise`,
+    )
 
   return {
     name,
@@ -134,6 +158,23 @@ export function createLimiter(options: LimiterOptions): Limiter {
       } catch (error) {
         return Promise.reject(error)
       }
+    },
+    consumeSync(key, options) {
+      if (store.synchronous !== true) throw notSynchronous('consumeSync')
+      const cost = options === undefined || options.cost === undefined ? 1 : costOf(options)
+      const at = keyOf(key)
+      const t = now()
+      const decided = cost === 0 ? store.peek(algorithm, at, 0, t) : store.consume(algorithm, at, cost, t)
+      const result = boundOne(store, { algorithm, key: at, cost }, decided, t) as Decision
+      result.policy = name
+      return result
+    },
+    peekSync(key, options) {
+      if (store.synchronous !== true) throw notSynchronous('peekSync')
+      const at = keyOf(key)
+      const t = now()
+      const decided = store.peek(algorithm, at, costOf(options), t)
+      return named(boundOne(store, { algorithm, key: at, cost: 0 }, decided, t) as Decision)
     },
     async peek(key, options) {
       const at = keyOf(key)

@@ -105,4 +105,9 @@ export interface Store {
    * policy fails at creation, never on a request.
    */
   checkAlgorithm?(algorithm: Algorithm): void
+  /**
+   * `true` when every call answers with its value, never a promise (the MemoryStore): the limiter's
+   * `consumeSync` and `peekSync` work on such a store only. Optional: a store without it is asynchronous.
+   */
+  readonly synchronous?: boolean
 }

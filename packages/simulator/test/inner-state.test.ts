@@ -51,6 +51,24 @@ describe.each(algorithmCases)('the state reader of $name', ({ create }) => {
     )
   })
 
+  it('reads a state decided at a large timestamp (2^40 ms) within the gauge, rounding included', () => {
+    const algorithm = create()
+    const reader = stateReader(algorithm)
+    const state = new Float64Array(algorithm.stateSize)
+    let now = 1_099_511_626_841
+    for (const { gap, cost } of [
+      { gap: 269, cost: 2 },
+      { gap: 0, cost: 2 },
+      { gap: 0, cost: 1 },
+    ]) {
+      now += gap
+      algorithm.consume(state, 0, now, cost)
+      const decoded = readState(reader, state, now)
+      expect(decoded[reader.gauge.field]).toBeGreaterThanOrEqual(0)
+      expect(decoded[reader.gauge.field]).toBeLessThanOrEqual(reader.gauge.max + 1e-9)
+    }
+  })
+
   it('reads a fresh state (all zeros) as a rested key', () => {
     const algorithm = create()
     const reader = stateReader(algorithm)

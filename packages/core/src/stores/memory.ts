@@ -54,6 +54,8 @@ const defaultClock = (): Clock => {
  * const limiter = createLimiter({ algorithm: gcra({ rate: 10 }), store: new MemoryStore({ maxKeys: 100_000 }) })
  */
 export class MemoryStore implements Store {
+  /** Every call answers at once: `consumeSync` and `peekSync` work on this store. */
+  readonly synchronous = true
   private readonly tables = new Map<string, SlabTable>()
   private readonly maxKeys: number
   private readonly clock: Clock

@@ -113,7 +113,8 @@ const readers: Record<AlgorithmKind, ReaderFactory> = {
     read(s, at, now, out) {
       const ahead = Math.max(0, s[at]! - now)
       out[0] = ahead
-      out[1] = (p.toleranceMs! - ahead) / p.emissionMs!
+      // At most the tolerance ahead; a TAT computed at large timestamps can pass it by a rounding error
+      out[1] = Math.max(0, (p.toleranceMs! - ahead) / p.emissionMs!)
     },
   }),
 }

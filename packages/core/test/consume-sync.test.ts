@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest'
+import {
+  createLimiter,
+  fixedWindow,
+  leakyBucket,
+  MemoryStore,
+  RateLimitConfigError,
+  RateLimitCostError,
+  type Store,
+  tokenBucket,
+} from '../src/index.js'
+
+const START = Date.UTC(2026, 0, 1, 12)
+
+/** The MemoryStore behind promises, as a store that answers over the network does. */
+function remote(): Store {
+  const memory = new MemoryStore()
+  return {
+    consume: async (a, k, c, n) => memory.consume(a, k, c, n),
+    peek: async (a, k, c, n) => memory.peek(a, k, c, n),
+    refund: async (a, k, c, n) => memory.refund(a, k, c, n),
+    reset: async (a, k) => memory.reset(a, k),
+    close: async () => memory.close(),
+  }
+}
+
+describe('consumeSync and peekSync', () => {
+  it('decide in this tick on the MemoryStore, as consume does: 3 of 5 pass at a limit of 3', () => {
+    let now = START
+    const limiter = createLimiter({
+      algorithm: fixedWindow({ limit: 3, window: '1m' }),
+      clock: () => now,
+      name: 'ws',
+    })
+    const decisions = Array.from({ length: 5 }, () => limiter.consumeSync('socket-1'))
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false, false])
+    expect(decisions[3]!.policy).toBe('ws')
+    expect(decisions[3]!.retryAfterMs).toBe(60_000)
+    expect(limiter.peekSync('socket-1').remaining).toBe(0)
+    expect(limiter.consumeSync('socket-2').remaining).toBe(2)
+    now += 60_000
+    expect(limiter.consumeSync('socket-1').allowed).toBe(true)
+  })
+
+  it('share state with consume and peek: the same counts whichever is called', async () => {
+    const limiter = createLimiter({ algorithm: tokenBucket({ capacity: 4, refillRate: 1, interval: '1h' }) })
+    limiter.consumeSync('k', { cost: 2 })
+    expect((await limiter.consume('k')).remaining).toBe(1)
+    expect(limiter.peekSync('k', { cost: 2 }).allowed).toBe(false)
+    expect((await limiter.peek('k')).remaining).toBe(1)
+    expect(limiter.consumeSync('k', { cost: 0 }).remaining).toBe(1) // free: a peek
+  })
+
+  it('a shaping bucket over maxDelay refuses and spends nothing, in this tick', () => {
+    let now = START
+    const limiter = createLimiter({
+      algorithm: leakyBucket({ capacity: 10, leakRate: 1, interval: '1s', mode: 'shape', maxDelay: '2s' }),
+      clock: () => now,
+    })
+    const delays = Array.from({ length: 4 }, () => limiter.consumeSync('k'))
+    expect(delays.map((d) => [d.allowed, d.delayMs])).toEqual([
+      [true, 0],
+      [true, 1000],
+      [true, 2000],
+      [false, 0],
+    ])
+    now += 1000
+    expect(limiter.consumeSync('k').allowed).toBe(true) // the refusal spent nothing
+  })
+
+  it('throw on a store that answers with promises, naming the method, and spend nothing', async () => {
+    const store = remote()
+    const limiter = createLimiter({ algorithm: fixedWindow({ limit: 1, window: '1m' }), store })
+    expect(() => limiter.consumeSync('k')).toThrow(RateLimitConfigError)
+    expect(() => limiter.peekSync('k')).toThrow(
+      expect.objectContaining({
+        code: 'ERR_FLOODGATE_STORE_NOT_SYNCHRONOUS',
+        message: expect.stringContaining('peekSync'),
+      }),
+    )
+    expect((await limiter.consume('k')).allowed).toBe(true)
+  })
+
+  it('throw on an invalid key or cost as consume rejects', () => {
+    const limiter = createLimiter({ algorithm: fixedWindow({ limit: 1, window: '1m' }) })
+    expect(() => limiter.consumeSync('')).toThrow(RateLimitConfigError)
+    expect(() => limiter.consumeSync('k', { cost: -1 })).toThrow(RateLimitCostError)
+    expect(() => limiter.consumeSync('k', { cost: Number.NaN })).toThrow(RateLimitCostError)
+    expect(limiter.consumeSync('k').allowed).toBe(true)
+  })
+})
