@@ -43,8 +43,8 @@ const CONFIG = {
   keys: 10_000,
   inFlight: [1, 256],
   /**
-   * Commands and Redis time per decision: this many sequential decisions, 5 tries, the smallest rate per
-   * command and the smallest time (a busy machine only ever adds to a command's time).
+   * Commands and Redis time per decision: this many sequential decisions, 5 tries interleaving the
+   * contenders, the smallest rate per command and the smallest time (a busy machine only adds to either).
    */
   commandSample: quick ? 100 : 4000,
   /** One ioredis option set for every contender. */
@@ -218,31 +218,33 @@ async function commandStats(redis) {
 
 const SENT = new Set(['evalsha', 'eval', 'evalsha_ro', 'eval_ro', 'script|load', 'fcall'])
 
-/**
- * Commands per decision over `n` sequential decisions, from `INFO commandstats` deltas. The shared Redis may
- * serve other processes at the same time, so it tries 5 times and keeps, per command, the smallest rate seen.
- */
-async function commandsPerDecision(decide, admin, n) {
+/** Commands and Redis time per decision over `n` sequential decisions (`attempt` names their keys). */
+async function commandAttempt(decide, admin, n, attempt) {
+  const before = await commandStats(admin)
+  for (let i = 0; i < n; i++) await decide(`cmd-${attempt}-${i % 100}`)
+  const after = await commandStats(admin)
   const rates = {}
-  const usecs = []
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const before = await commandStats(admin)
-    for (let i = 0; i < n; i++) await decide(`cmd-${attempt}-${i % 100}`)
-    const after = await commandStats(admin)
-    const seen = new Set()
-    let usec = 0
-    for (const [name, { calls, usec: spent }] of Object.entries(after)) {
-      if (name.startsWith('info')) continue
-      const d = (calls - (before[name]?.calls ?? 0)) / n
-      seen.add(name)
-      rates[name] = Math.min(rates[name] ?? Number.POSITIVE_INFINITY, d)
-      // Redis's time in the commands the client sent (a script's time includes the commands it runs).
-      if (SENT.has(name)) usec += spent - (before[name]?.usec ?? 0)
-    }
-    for (const name of Object.keys(rates)) if (!seen.has(name)) rates[name] = 0
-    usecs.push(usec / n)
+  let usec = 0
+  for (const [name, { calls, usec: spent }] of Object.entries(after)) {
+    if (name.startsWith('info')) continue
+    rates[name] = (calls - (before[name]?.calls ?? 0)) / n
+    // Redis's time in the commands the client sent (a script's time includes the commands it runs).
+    if (SENT.has(name)) usec += spent - (before[name]?.usec ?? 0)
   }
-  const breakdown = Object.fromEntries(Object.entries(rates).filter(([, r]) => r > 0))
+  return { rates, usec: usec / n }
+}
+
+/**
+ * A contender's commands per decision from its attempts: per command the smallest rate seen (other clients
+ * of the server only ever add to it), and the smallest Redis time (a busy machine only ever adds to it).
+ */
+function commandsPerDecision(attempts) {
+  const names = new Set(attempts.flatMap((a) => Object.keys(a.rates)))
+  const breakdown = {}
+  for (const name of names) {
+    const rate = Math.min(...attempts.map((a) => a.rates[name] ?? 0))
+    if (rate > 0) breakdown[name] = rate
+  }
   const sum = (filter) =>
     Object.entries(breakdown)
       .filter(([name]) => filter(name))
@@ -250,7 +252,7 @@ async function commandsPerDecision(decide, admin, n) {
   return {
     sent: sum((name) => SENT.has(name)),
     inside: sum((name) => !SENT.has(name)),
-    redisUs: Math.min(...usecs),
+    redisUs: Math.min(...attempts.map((a) => a.usec)),
     breakdown,
   }
 }
@@ -324,7 +326,7 @@ async function startPrivateRedis() {
 }
 
 /**
- * Commands and Redis time per decision for every contender, in this process, one after another: on a private
+ * Commands and Redis time per decision for every contender, in this process, their attempts interleaved: on a private
  * redis-server when one can be started (exact counts, an otherwise idle server), else on the shared Redis.
  */
 async function countCommands() {
@@ -332,15 +334,25 @@ async function countCommands() {
   const where = own ? { port: own.port } : {}
   const commands = {}
   const admin = await client(where)
+  const opened = []
   try {
     for (const id of CONTENDERS) {
       const { redis, close } = await clientFor(id, where)
+      opened.push(close)
       const decide = await contender(storeOf(id), redis, CONFIG.throughput)
       await decide('warm')
-      commands[id] = await commandsPerDecision(decide, admin, CONFIG.commandSample)
-      close()
+      commands[id] = { decide, attempts: [] }
     }
+    // Attempts interleave the contenders, so that a busy moment of the machine weighs on all of them alike.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      for (const id of CONTENDERS) {
+        const { decide, attempts } = commands[id]
+        attempts.push(await commandAttempt(decide, admin, CONFIG.commandSample, attempt))
+      }
+    }
+    for (const id of CONTENDERS) commands[id] = commandsPerDecision(commands[id].attempts)
   } finally {
+    for (const close of opened) close()
     admin.disconnect()
     own?.stop()
   }
@@ -525,6 +537,7 @@ async function main() {
       'which pipelines the commands of one tick by itself). Ratios are to the fastest peer at ' +
       `that concurrency (${CONFIG.inFlight.map((n) => `${n} in flight: ${labelOf(fastestPeer[n].id)}`).join('; ')}). ` +
       `Commands per decision from \`INFO commandstats\` deltas over ${CONFIG.commandSample} sequential decisions ` +
+      '(5 attempts interleaving the contenders, the smallest) ' +
       `on ${countedOn}: *sent* is what the client sends (EVALSHA/EVAL), *in script* what the script runs inside ` +
       'Redis; *Redis µs* is the server time per decision (commandstats `usec` of the commands sent, which ' +
       "includes what the scripts run), what bounds a single Redis's throughput once it is busy.",
