@@ -104,7 +104,8 @@ export function singleArgs(
   params: ScriptParams,
 ): (string | Buffer)[] {
   const op = OPS[operation]
-  if (!binary) return [rkey, op.text, now === undefined ? '' : String(now), number(cost), grace, ...params.texts]
+  if (!binary)
+    return [rkey, op.text, now === undefined ? '' : String(now), number(cost), grace, ...params.texts]
   const tail = params.tail
   const args = Buffer.allocUnsafe(17 + tail.length)
   args[0] = op.byte

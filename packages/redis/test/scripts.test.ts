@@ -122,7 +122,7 @@ for (const name of CLIENT_NAMES)
       const now = Date.UTC(2026, 0, 1, 12)
       const doubles = (...values: number[]) => {
         const bytes = Buffer.alloc(8 * values.length)
-        values.forEach((value, i) => bytes.writeDoubleLE(value, 8 * i))
+        for (let i = 0; i < values.length; i++) bytes.writeDoubleLE(values[i]!, 8 * i)
         return bytes
       }
       const read = async (rkey: string) => {
