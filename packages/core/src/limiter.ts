@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { boundOne } from './algorithms/bounded-delay.js'
 import { isCost, normalizeCost } from './cost.js'
 import { RateLimitConfigError, RateLimitCostError } from './errors.js'
-import { partitionOf, storeKey } from './store-keys/store-key.js'
+import { encodeKeyPart, MAX_KEY_PART_LENGTH, partitionOf, storeKey } from './store-keys/store-key.js'
 import { MemoryStore } from './stores/memory.js'
 import type { Algorithm, Clock, Decision, Store } from './types.js'
 import { algorithmSchema, parseOptions, storeSchema } from './validate.js'
@@ -110,6 +110,13 @@ export function createLimiter(options: LimiterOptions): Limiter {
   store.checkAlgorithm?.(algorithm)
   const scope = parsed.prefix === '' ? '' : `${parsed.prefix}:`
 
+  // Without a prefix, a key that needs no encoding is its own store key: no other key can equal it (every
+  // encoded or scoped key holds a brace, and it holds none), the MemoryStore keeps the caller's string
+  // instead of a copy, and the RedisStore tags it as it tags `{key}`, so its Redis key is the same.
+  const storeKeyOf = (key: string): string =>
+    scope === '' && key.length <= MAX_KEY_PART_LENGTH && encodeKeyPart(key) === key
+      ? key
+      : storeKey(scope, partitionOf(key))
   // The last key's store key, kept: a caller that asks about one key many times in a row (a hot client, a
   // loop over one socket's messages) builds it once, and the store finds it with its hash already computed.
   let lastKey: string | undefined
@@ -119,7 +126,7 @@ export function createLimiter(options: LimiterOptions): Limiter {
     if (typeof key !== 'string' || key.length === 0) {
       throw new RateLimitConfigError('ERR_FLOODGATE_INVALID_KEY', 'key', key, 'a non-empty string')
     }
-    lastStoreKey = storeKey(scope, partitionOf(key))
+    lastStoreKey = storeKeyOf(key)
     lastKey = key
     return lastStoreKey
   }

@@ -89,3 +89,24 @@ describe('consumeSync and peekSync', () => {
     expect(limiter.consumeSync('k').allowed).toBe(true)
   })
 })
+
+describe('store keys of createLimiter', () => {
+  it('a key that needs no encoding is its own store key; no other key can share its bucket', () => {
+    const store = new MemoryStore()
+    const algorithm = fixedWindow({ limit: 1, window: '1m' })
+    const plain = createLimiter({ algorithm, store })
+    const prefixed = createLimiter({ algorithm, store, prefix: 'p' })
+    // Each of these is its own caller: one request passes for each, on one shared store.
+    const callers: [typeof plain, string][] = [
+      [plain, 'x'],
+      [plain, '{x}'],
+      [plain, 'p:{x}'],
+      [prefixed, 'x'],
+      [plain, '%7Bx%7D'],
+      [plain, 'x'.repeat(300)],
+    ]
+    for (const [limiter, key] of callers) expect(limiter.consumeSync(key).allowed).toBe(true)
+    for (const [limiter, key] of callers) expect(limiter.consumeSync(key).allowed).toBe(false)
+    expect(store.size).toBe(callers.length)
+  })
+})

@@ -25,6 +25,8 @@ describe('Redis keys', () => {
 
   it('a key from elsewhere (a store used directly) is encoded and put in braces: it cannot pick a slot', () => {
     expect(redisKey('rl', 'user:1', 'fw:1,1000')).toBe('rl:{user:1}:fw:1,1000')
+    // A limiter with no prefix passes a key that needs no encoding as it is: the same Redis key as `{user:1}`
+    expect(redisKey('rl', storeKey('', partitionOf('user:1')), 'fw:1,1000')).toBe('rl:{user:1}:fw:1,1000')
     for (const key of ['a}b', '}{', '{', '}', '{}', 'a{}b']) {
       const full = redisKey('rl', key, 'fw:1,1000')
       expect(full.indexOf('}'), key).toBe(full.lastIndexOf('}'))
