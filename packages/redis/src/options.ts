@@ -76,9 +76,10 @@ export interface RedisStoreOptions {
    */
   blockCache?: boolean | { maxKeys: number }
   /**
-   * How long (ms) a key is kept after its state has become equal to a fresh one. Expiring later changes no
-   * decision; it keeps a slow caller's (or a test's virtual clock's) view of time from being outrun by
-   * Redis's real-time expiry.
+   * How long (ms), at least, a key is kept after its state has become equal to a fresh one. A token bucket's,
+   * leaky bucket's or GCRA's key is kept between one and two graces past that moment, so that most writes
+   * keep its TTL instead of setting a new one. Expiring later changes no decision; it keeps a slow caller's
+   * (or a test's virtual clock's) view of time from being outrun by Redis's real-time expiry.
    * @default 2000
    * @example 0
    */
