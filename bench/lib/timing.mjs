@@ -17,20 +17,19 @@ export const sinceNs = (start) => Number(process.hrtime.bigint() - start)
  * `startAt` lets a caller continue the round robin where an earlier loop (the warm-up) stopped.
  */
 export async function runFor(decide, keys, ms, startAt = 0) {
-  if (decide.sync) return runForSync(decide, keys, ms, startAt)
-  const len = keys.length
   const budget = ms * 1e6
-  let i = startAt % len
+  let i = startAt % keys.length
   let calls = 0
   let admitted = 0
   const start = process.hrtime.bigint()
   let elapsed = 0
   const cpu0 = process.cpuUsage()
   do {
-    for (let j = 0; j < CHECK_EVERY; j++) {
-      if (await decide(keys[i])) admitted++
-      if (++i === len) i = 0
-    }
+    // A synchronous `decide` (`decide.sync`: Floodgate's `consumeSync`, a bare Map) runs the same loop with
+    // no `await`, which is what such an API saves its caller.
+    const batch = decide.sync ? callBatch(decide, keys, i) : await awaitBatch(decide, keys, i)
+    i = batch.next
+    admitted += batch.admitted
     calls += CHECK_EVERY
     elapsed = sinceNs(start)
   } while (elapsed < budget)
@@ -47,38 +46,19 @@ export async function runFor(decide, keys, ms, startAt = 0) {
   }
 }
 
-/**
- * `runFor` for a synchronous `decide` (`decide.sync`: Floodgate's `consumeSync`, a bare Map): the same loop
- * with no `await`, which is what such an API saves its caller.
- */
-function runForSync(decide, keys, ms, startAt) {
-  const len = keys.length
-  const budget = ms * 1e6
-  let i = startAt % len
-  let calls = 0
+/** `CHECK_EVERY` awaited calls from key `i`, round robin: where the next batch starts, how many were admitted. */
+async function awaitBatch(decide, keys, i) {
   let admitted = 0
-  const start = process.hrtime.bigint()
-  let elapsed = 0
-  const cpu0 = process.cpuUsage()
-  do {
-    for (let j = 0; j < CHECK_EVERY; j++) {
-      if (decide(keys[i])) admitted++
-      if (++i === len) i = 0
-    }
-    calls += CHECK_EVERY
-    elapsed = sinceNs(start)
-  } while (elapsed < budget)
-  const cpu = process.cpuUsage(cpu0)
-  const cpuNs = (cpu.user + cpu.system) * 1e3
-  return {
-    calls,
-    admitted,
-    elapsedNs: elapsed,
-    cpuNs,
-    next: i,
-    perSecond: calls / (elapsed / 1e9),
-    perCpuSecond: calls / (cpuNs / 1e9),
-  }
+  for (let j = 0; j < CHECK_EVERY; j++, i = i + 1 === keys.length ? 0 : i + 1)
+    if (await decide(keys[i])) admitted++
+  return { next: i, admitted }
+}
+
+/** The same for a synchronous `decide`, called without `await`. */
+function callBatch(decide, keys, i) {
+  let admitted = 0
+  for (let j = 0; j < CHECK_EVERY; j++, i = i + 1 === keys.length ? 0 : i + 1) if (decide(keys[i])) admitted++
+  return { next: i, admitted }
 }
 
 /** Call `decide` once per key, in order, awaiting each call (used to create keys). */

@@ -6,23 +6,11 @@ import {
   MemoryStore,
   RateLimitConfigError,
   RateLimitCostError,
-  type Store,
   tokenBucket,
 } from '../src/index.js'
+import { promisedStore } from './promised-store.js'
 
 const START = Date.UTC(2026, 0, 1, 12)
-
-/** The MemoryStore behind promises, as a store that answers over the network does. */
-function remote(): Store {
-  const memory = new MemoryStore()
-  return {
-    consume: async (a, k, c, n) => memory.consume(a, k, c, n),
-    peek: async (a, k, c, n) => memory.peek(a, k, c, n),
-    refund: async (a, k, c, n) => memory.refund(a, k, c, n),
-    reset: async (a, k) => memory.reset(a, k),
-    close: async () => memory.close(),
-  }
-}
 
 describe('consumeSync and peekSync', () => {
   it('decide in this tick on the MemoryStore, as consume does: 3 of 5 pass at a limit of 3', () => {
@@ -69,7 +57,7 @@ describe('consumeSync and peekSync', () => {
   })
 
   it('throw on a store that answers with promises, naming the method, and spend nothing', async () => {
-    const store = remote()
+    const store = promisedStore()
     const limiter = createLimiter({ algorithm: fixedWindow({ limit: 1, window: '1m' }), store })
     expect(() => limiter.consumeSync('k')).toThrow(RateLimitConfigError)
     expect(() => limiter.peekSync('k')).toThrow(

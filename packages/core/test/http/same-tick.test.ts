@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createRateLimitHandler, MemoryStore, type RequestInfo, type Store } from '../../src/index.js'
+import { promisedStore } from '../promised-store.js'
 
 const info = (ip = '203.0.113.7'): RequestInfo<any> => ({
   ip,
@@ -9,18 +10,6 @@ const info = (ip = '203.0.113.7'): RequestInfo<any> => ({
   headers: {},
   native: {},
 })
-
-/** The MemoryStore behind promises, as a remote store answers. */
-function asynchronous(): Store {
-  const memory = new MemoryStore()
-  return {
-    consume: async (a, k, c, n) => memory.consume(a, k, c, n),
-    peek: async (a, k, c, n) => memory.peek(a, k, c, n),
-    refund: async (a, k, c, n) => memory.refund(a, k, c, n),
-    reset: async (a, k) => memory.reset(a, k),
-    close: async () => memory.close(),
-  }
-}
 
 describe('an outcome decided in the same tick', () => {
   it('is the outcome itself on the MemoryStore with synchronous functions: a pass, a refusal, a skip', () => {
@@ -44,7 +33,7 @@ describe('an outcome decided in the same tick', () => {
   })
 
   it('is a promise when the store or a function has to wait, with the same answers', async () => {
-    const onStore = createRateLimitHandler({ limit: 1, window: '1m', store: asynchronous() })
+    const onStore = createRateLimitHandler({ limit: 1, window: '1m', store: promisedStore() })
     const first = onStore.handle(info())
     expect(first).toBeInstanceOf(Promise)
     expect((await first).allowed).toBe(true)
