@@ -172,7 +172,10 @@ export function createLimiter(options: LimiterOptions): Limiter {
       const at = keyOf(key)
       const t = now()
       const decided = cost === 0 ? store.peek(algorithm, at, 0, t) : store.consume(algorithm, at, cost, t)
-      const result = boundOne(store, { algorithm, key: at, cost }, decided, t) as Decision
+      const result = boundOne(store, { algorithm, key: at, cost }, decided, t)
+      // A store that says it is synchronous and answers with a promise (an async subclass of the MemoryStore,
+      // say) is refused: a promise is never handed out as a decision. What it spent stays spent.
+      if (result instanceof Promise) throw notSynchronous('consumeSync')
       result.policy = name
       return result
     },
@@ -180,8 +183,14 @@ export function createLimiter(options: LimiterOptions): Limiter {
       if (store.synchronous !== true) throw notSynchronous('peekSync')
       const at = keyOf(key)
       const t = now()
-      const decided = store.peek(algorithm, at, costOf(options), t)
-      return named(boundOne(store, { algorithm, key: at, cost: 0 }, decided, t) as Decision)
+      const decided = boundOne(
+        store,
+        { algorithm, key: at, cost: 0 },
+        store.peek(algorithm, at, costOf(options), t),
+        t,
+      )
+      if (decided instanceof Promise) throw notSynchronous('peekSync')
+      return named(decided)
     },
     async peek(key, options) {
       const at = keyOf(key)

@@ -69,6 +69,27 @@ describe('consumeSync and peekSync', () => {
     expect((await limiter.consume('k')).allowed).toBe(true)
   })
 
+  it('throw when a store that says it is synchronous answers with a promise: never a promise as a decision', () => {
+    class AsyncMemory extends MemoryStore {
+      override consume(...args: Parameters<MemoryStore['consume']>) {
+        return Promise.resolve(super.consume(...args)) as never
+      }
+      override peek(...args: Parameters<MemoryStore['peek']>) {
+        return Promise.resolve(super.peek(...args)) as never
+      }
+    }
+    const limiter = createLimiter({
+      algorithm: fixedWindow({ limit: 5, window: '1m' }),
+      store: new AsyncMemory(),
+    })
+    expect(() => limiter.consumeSync('k')).toThrow(
+      expect.objectContaining({ code: 'ERR_FLOODGATE_STORE_NOT_SYNCHRONOUS' }),
+    )
+    expect(() => limiter.peekSync('k')).toThrow(
+      expect.objectContaining({ code: 'ERR_FLOODGATE_STORE_NOT_SYNCHRONOUS' }),
+    )
+  })
+
   it('throw on an invalid key or cost as consume rejects', () => {
     const limiter = createLimiter({ algorithm: fixedWindow({ limit: 1, window: '1m' }) })
     expect(() => limiter.consumeSync('')).toThrow(RateLimitConfigError)

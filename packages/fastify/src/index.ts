@@ -157,7 +157,8 @@ const plugin: FastifyPluginAsync<FastifyRateLimitOptions> = async (fastify, opts
     // With tiers, a route's own limit is its innermost tier (tighter only, the outer tiers kept). Without,
     // it replaces the app's policy (as @fastify/rate-limit's route config does) and counts for that route
     // alone, unless its config names a `prefix` to share.
-    const methods = [route.method].flat()
+    // HEAD runs the GET handler (Fastify adds a HEAD route for every GET): both count in one bucket.
+    const methods = [...new Set([route.method].flat().map((m) => (m === 'HEAD' ? 'GET' : m)))]
     const handler = !config
       ? appHandler
       : base.tiers

@@ -109,4 +109,21 @@ describe('@floodgate/fastify', () => {
       await app.close()
     }
   })
+
+  it("a route's own limit counts HEAD (Fastify's automatic HEAD route runs the GET handler) in the GET bucket", async () => {
+    const app = Fastify()
+    await app.register(rateLimit, { limit: 100, window: '1m' })
+    let runs = 0
+    app.get('/report', { config: { rateLimit: { limit: 2, window: '1m' } } }, async () => {
+      runs++
+      return 'expensive'
+    })
+    const statuses = []
+    for (const method of ['HEAD', 'HEAD', 'GET', 'GET'] as const) {
+      statuses.push((await app.inject({ method, url: '/report' })).statusCode)
+    }
+    expect(statuses).toEqual([200, 200, 429, 429])
+    expect(runs).toBe(2)
+    await app.close()
+  })
 })

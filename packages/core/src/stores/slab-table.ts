@@ -43,7 +43,7 @@ export class SlabTable {
       slot = this.used < this.capacity ? this.used++ : this.evict(now)
     }
     this.data.fill(0, slot * this.width, (slot + 1) * this.width)
-    this.index.set(key, slot)
+    this.index.set(ownCopy(key), slot)
     return slot
   }
 
@@ -122,4 +122,15 @@ export class SlabTable {
     data.set(this.data)
     this.data = data
   }
+}
+
+/**
+ * V8 makes a string of 13 or more characters cut from another (`header.slice(7, 40)`, `split(' ')[1]`) a
+ * view that keeps the whole original alive: a key kept for its window would hold a 16 KB header per client.
+ * A key the table keeps is therefore copied to a string of its own, once, when the key arrives; shorter
+ * strings are always copies already.
+ */
+function ownCopy(key: string): string {
+  // Flattening the longer string copies its characters; the slice is then a view of that copy alone.
+  return key.length < 13 ? key : `${key} `.slice(0, -1)
 }
