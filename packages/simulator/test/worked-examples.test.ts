@@ -9,12 +9,12 @@ import {
 import { describe, expect, it } from 'vitest'
 import { boundaryBurst, burst, merge, simulate } from '../src/index.js'
 
-const seedBucket = () => tokenBucket({ capacity: 10, refillRate: 1, interval: '100ms' })
+const bucketOfTen = () => tokenBucket({ capacity: 10, refillRate: 1, interval: '100ms' })
 
-describe('the token bucket of the seed (capacity 10, 1 token / 100 ms)', () => {
+describe('a token bucket of capacity 10, refilled 1 token / 100 ms', () => {
   // idle for 1s -> full; burst of 10 -> all allowed; 11th -> 429; after 100ms -> 1 token -> 1 request allowed
   const sim = simulate({
-    algorithm: seedBucket(),
+    algorithm: bucketOfTen(),
     traffic: merge(burst({ at: '1s', count: 11 }), burst({ at: 1100, count: 2 })),
     duration: '3s',
     tick: '100ms',
@@ -67,7 +67,7 @@ describe('the boundary burst: 100 at 12:00:59, 100 at 12:01:01, limit 100 a minu
   })
 })
 
-describe('the leaky bucket of the seed (size 10, 1 request / 100 ms)', () => {
+describe('a leaky bucket of size 10, leaking 1 request / 100 ms', () => {
   const options = { capacity: 10, leakRate: 1, interval: '100ms' } as const
   const traffic = burst({ at: 0, count: 11 })
 

@@ -115,7 +115,7 @@ export function livePanel(clock: PageClock): { element: HTMLElement; handle: Liv
     h(
       'p',
       { class: 'lede' },
-      'The token bucket of the seed: capacity 10, 1 token every 100 ms. Idle, it fills to 10; a burst of 10 passes, the 11th gets 429 with Retry-After; 100 ms later one more passes. Pick another algorithm to see it answer the same clicks.',
+      'A token bucket of capacity 10, refilled 1 token every 100 ms. Idle, it fills to 10; a burst of 10 passes, the 11th gets 429 with Retry-After; 100 ms later one more passes. Pick another algorithm to see it answer the same clicks.',
     ),
     h(
       'div',

@@ -1,5 +1,5 @@
 /**
- * A seeded pseudo-random generator (sfc32, its four words filled by splitmix32 from the seed): the same seed
+ * A pseudo-random generator (sfc32, its four words filled by splitmix32 from `seed`): the same number
  * gives the same traffic on every machine and every run. Returns numbers in [0, 1).
  */
 export function seededRandom(seed: number): () => number {
