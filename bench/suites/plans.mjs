@@ -26,21 +26,12 @@ import { machine } from '../lib/env.mjs'
 import { hasValgrind, instructionsPerOperation } from '../lib/instructions.mjs'
 import { writeResults } from '../lib/results.mjs'
 import { runFor } from '../lib/timing.mjs'
+import { API_KEYS, request } from './plans/requests.mjs'
 
 const quick = process.argv.includes('--quick')
 const ROUNDS = quick ? 1 : 5
 const SLICE_MS = quick ? 200 : 1500
-const KEYS = Array.from({ length: 1000 }, (_, i) => `key-${i}`)
 const BIG = 1e9 // every request allowed: the cost of deciding, not of refusing
-
-const request = (apiKey) => ({
-  ip: '203.0.113.7',
-  method: 'GET',
-  route: '/v1/items',
-  path: '/v1/items',
-  headers: {},
-  native: { apiKey },
-})
 
 function contenders(store) {
   const onePolicy = createRateLimitHandler({
@@ -91,10 +82,10 @@ async function measure(label, store) {
   const calls = contenders(store)
   const names = Object.keys(calls)
   const perCpu = Object.fromEntries(names.map((n) => [n, []]))
-  for (const name of names) await runFor(calls[name], KEYS, SLICE_MS / 3) // warm-up, creates the keys
+  for (const name of names) await runFor(calls[name], API_KEYS, SLICE_MS / 3) // warm-up, creates the keys
   for (let round = 0; round < ROUNDS; round++) {
     for (const name of round % 2 ? [...names].reverse() : names) {
-      const run = await runFor(calls[name], KEYS, SLICE_MS)
+      const run = await runFor(calls[name], API_KEYS, SLICE_MS)
       if (run.admitted !== run.calls) throw new Error(`${label} ${name}: ${run.calls - run.admitted} refused`)
       perCpu[name].push(run.perCpuSecond)
     }

@@ -6,6 +6,7 @@
 //   two:  two policies per API key, a token bucket and a daily quota, as plain `limits`
 //   plan: a usage plan (the same two policies), its plan looked up (from the cache) per request
 import { calendarQuota, createRateLimitHandler, MemoryStore, tokenBucket } from '@floodgate/core'
+import { API_KEYS, request } from './requests.mjs'
 
 const BIG = 1e9
 const [which, count] = process.argv.slice(2)
@@ -34,14 +35,5 @@ const handlers = {
     }),
 }
 const handler = handlers[which]()
-const request = (apiKey) => ({
-  ip: '203.0.113.7',
-  method: 'GET',
-  route: '/v1/items',
-  path: '/v1/items',
-  headers: {},
-  native: { apiKey },
-})
-const keys = Array.from({ length: 1000 }, (_, i) => `key-${i}`)
-for (let i = 0; i < 30_000; i++) await handler.handle(request(keys[i % 1000]))
-for (let i = 0; i < Number(count); i++) await handler.handle(request(keys[i % 1000]))
+for (let i = 0; i < 30_000; i++) await handler.handle(request(API_KEYS[i % 1000]))
+for (let i = 0; i < Number(count); i++) await handler.handle(request(API_KEYS[i % 1000]))

@@ -3,6 +3,7 @@
 // histogram boundaries from the catalog, gauges as up-down counters, one set of instruments per meter.
 import { createPriorityQueue, createRateLimitHandler, METRICS, RateLimitConfigError } from '@floodgate/core'
 import { openTelemetry } from '@floodgate/metrics/opentelemetry'
+import { requestInfo } from '@floodgate/testkit'
 import type { Meter } from '@opentelemetry/api'
 import {
   AggregationTemporality,
@@ -14,15 +15,6 @@ import {
 } from '@opentelemetry/sdk-metrics'
 import { afterEach, describe, expect, it } from 'vitest'
 import { timedCalls } from './timed-calls.js'
-
-const request = (ip = '203.0.113.7') => ({
-  ip,
-  method: 'GET',
-  route: '/',
-  path: '/',
-  headers: {},
-  native: {},
-})
 
 const providers: MeterProvider[] = []
 afterEach(async () => {
@@ -56,7 +48,7 @@ describe('openTelemetry({ meter })', () => {
   it('counters: cumulative monotonic sums with the catalog names, units and descriptions', async () => {
     const { meter, collect } = provider()
     const handler = createRateLimitHandler({ limit: 2, window: '1m', metrics: openTelemetry({ meter }) })
-    for (let i = 0; i < 3; i++) await handler.handle(request())
+    for (let i = 0; i < 3; i++) await handler.handle(requestInfo())
     const metrics = await collect()
     const requests = metrics.get('floodgate.requests')!
     expect(requests.descriptor.unit).toBe('{request}')
@@ -68,7 +60,7 @@ describe('openTelemetry({ meter })', () => {
     expect(point(metrics.get('floodgate.decisions'), { policy: 'ip', outcome: 'limited' })?.value).toBe(1)
     expect(point(metrics.get('floodgate.near_limit'), { policy: 'ip' })?.value).toBe(1)
     // Cumulative: a second collection adds to the first.
-    await handler.handle(request())
+    await handler.handle(requestInfo())
     expect(point((await collect()).get('floodgate.requests'), { outcome: 'limited' })?.value).toBe(2)
   })
 
@@ -97,9 +89,9 @@ describe('openTelemetry({ meter })', () => {
       queues: { standard: { capacity: 5 } },
       metrics: openTelemetry({ meter }),
     })
-    queue.enter(request())
-    queue.enter(request())
-    queue.enter(request())
+    queue.enter(requestInfo())
+    queue.enter(requestInfo())
+    queue.enter(requestInfo())
     const depth = (await collect()).get('floodgate.queue.depth')!
     expect(depth.dataPointType).toBe(DataPointType.SUM)
     expect(depth.dataPointType === DataPointType.SUM && depth.isMonotonic).toBe(false)
@@ -116,8 +108,8 @@ describe('openTelemetry({ meter })', () => {
       prefix: 'b',
       metrics: openTelemetry({ meter }),
     })
-    await a.handle(request())
-    await b.handle(request())
+    await a.handle(requestInfo())
+    await b.handle(requestInfo())
     const requests = (await collect()).get('floodgate.requests')!
     expect(point(requests, { outcome: 'allowed' })?.value).toBe(2)
     expect(requests.dataPoints.filter((p) => p.attributes.outcome === 'allowed')).toHaveLength(1)

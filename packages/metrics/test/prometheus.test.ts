@@ -1,20 +1,13 @@
 // The Prometheus binding against a real prom-client Registry: names, types, help and units as the catalog has
 // them, counts after real decisions, cumulative histogram buckets, gauges read at scrape time, one set of series
 // per registry, OpenMetrics, resets, and bad options.
+
 import { createLoadShedder, createRateLimitHandler, METRICS, RateLimitConfigError } from '@floodgate/core'
 import { prometheus } from '@floodgate/metrics/prometheus'
+import { requestInfo } from '@floodgate/testkit'
 import { AggregatorRegistry, Counter, Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
 import { timedCalls } from './timed-calls.js'
-
-const request = (ip = '203.0.113.7') => ({
-  ip,
-  method: 'GET',
-  route: '/',
-  path: '/',
-  headers: {},
-  native: {},
-})
 
 /** The value of one sample in the registry's JSON. */
 async function sample(register: Registry, name: string, labels: Record<string, string | number>) {
@@ -31,7 +24,7 @@ describe('prometheus({ register })', () => {
   it('registers what a limiter reports under the Prometheus names, with the counts it decided', async () => {
     const register = new Registry()
     const handler = createRateLimitHandler({ limit: 2, window: '1m', metrics: prometheus({ register }) })
-    for (let i = 0; i < 3; i++) await handler.handle(request())
+    for (let i = 0; i < 3; i++) await handler.handle(requestInfo())
     const text = await register.metrics()
     expect(text).toContain(`# HELP floodgate_requests_total ${METRICS.requests.description}`)
     expect(text).toContain('# TYPE floodgate_requests_total counter')
@@ -101,9 +94,9 @@ describe('prometheus({ register })', () => {
       prefix: 'c',
       metrics: prometheus({ register: other }),
     })
-    await a.handle(request())
-    await b.handle(request())
-    await c.handle(request())
+    await a.handle(requestInfo())
+    await b.handle(requestInfo())
+    await c.handle(requestInfo())
     expect(await sample(register, 'floodgate_requests_total', { outcome: 'allowed' })).toBe(2)
     expect(await sample(other, 'floodgate_requests_total', { outcome: 'allowed' })).toBe(1)
   })
@@ -120,8 +113,8 @@ describe('prometheus({ register })', () => {
     const register = new Registry<typeof Registry.OPENMETRICS_CONTENT_TYPE>()
     register.setContentType(Registry.OPENMETRICS_CONTENT_TYPE)
     const shedder = createLoadShedder({ maxInFlight: 1, metrics: prometheus({ register }) })
-    shedder.enter(request())
-    shedder.enter(request())
+    shedder.enter(requestInfo())
+    shedder.enter(requestInfo())
     const text = await register.metrics()
     expect(text).toContain('# TYPE floodgate_shed counter')
     expect(text).toContain('floodgate_shed_total{priority="sheddable",cause="in_flight"} 1')
@@ -141,7 +134,7 @@ describe('prometheus({ register })', () => {
           window: '1m',
           metrics: prometheus({ register }),
         })
-        for (let i = 0; i < n; i++) await handler.handle(request())
+        for (let i = 0; i < n; i++) await handler.handle(requestInfo())
         await timedCalls(prometheus({ register }), [2])
         return register.getMetricsAsJSON()
       }),

@@ -1,4 +1,5 @@
 import type { Algorithm, AlgorithmKind, Decision, FailSource } from '@floodgate/core'
+import { PARAM_SLOTS, STEP_PARAMS, stepParams } from '@floodgate/core/internal'
 
 /**
  * The wire format between the store and its scripts, the store's end (the scripts' end is
@@ -41,22 +42,11 @@ const OPS: Record<Operation, { text: string; byte: number }> = {
   refund: { text: 'r', byte: 0x72 },
 }
 
-/** The parameters each algorithm's script takes, in order, from `algorithm.params`. */
-const PARAMS: Record<AlgorithmKind, readonly string[]> = {
-  'fixed-window': ['limit', 'windowMs'],
-  'sliding-window-counter': ['limit', 'windowMs'],
-  'sliding-window-log': ['limit', 'windowMs'],
-  'token-bucket': ['capacity', 'rate', 'intervalMs', 'shape'],
-  'leaky-bucket': ['capacity', 'rate', 'intervalMs', 'shape'],
-  gcra: ['emissionMs', 'toleranceMs', 'burst'],
-  'calendar-quota': ['limit', 'period', 'offsetMs'],
-}
-
 /** Every kind, in the order the several-keys script numbers them (1-based in Lua). */
-export const KINDS = Object.keys(PARAMS) as readonly AlgorithmKind[]
+export const KINDS = Object.keys(STEP_PARAMS) as readonly AlgorithmKind[]
 
 /** How many parameter slots every item of the several-keys script has. */
-export const PARAM_SLOTS = 4
+export { PARAM_SLOTS }
 
 /** An algorithm as its scripts' arguments, made once per store and algorithm. */
 export interface ScriptParams {
@@ -72,19 +62,7 @@ export interface ScriptParams {
 
 /** An algorithm's parameters as script arguments, with the store's grace (ms). */
 export function scriptParams(algorithm: Algorithm, grace: number): ScriptParams {
-  const names = PARAMS[algorithm.kind]
-  if (!names) {
-    throw new TypeError(
-      `RedisStore runs the algorithms of @floodgate/core; it has no script for kind '${String(algorithm.kind)}'`,
-    )
-  }
-  const values = names.map((name) => {
-    const value = algorithm.params[name]
-    if (typeof value !== 'number' || !Number.isFinite(value)) {
-      throw new TypeError(`Expected the ${algorithm.kind} algorithm to have a numeric params.${name}`)
-    }
-    return value
-  })
+  const values = stepParams(algorithm, 'RedisStore')
   const tail = Buffer.alloc(8 * (1 + values.length))
   tail.writeDoubleLE(grace, 0)
   for (let i = 0; i < values.length; i++) tail.writeDoubleLE(values[i]!, 8 * (i + 1))

@@ -44,6 +44,7 @@ export {
   type ReferenceModel,
   referenceModel,
 } from './reference-model.js'
+export { requestInfo } from './request-info.js'
 export { pingRedis, requireSharedRedis, SHARED_REDIS } from './shared-redis.js'
 export { type Vector, type VectorStep, vectors } from './vectors.js'
 export { type VirtualClock, virtualClock } from './virtual-clock.js'
