@@ -1,4 +1,4 @@
-import { CallFailure, Deadlines, type Pending, type Settled, settle } from '@floodgate/core/internal'
+import { CallFailure, Deadlines, type Settled, settle } from '@floodgate/core/internal'
 import { classify, PostgresStoreError } from './errors.js'
 import type { PostgresPool, StoreQuery } from './options.js'
 import type { Location } from './sql/location.js'
@@ -37,15 +37,10 @@ export class QueryRunner {
         release = undefined
         r?.(error)
       }
-      const pending: Pending = {
-        done: false,
-        deadline: 0,
-        resolve: (settled) => {
-          if (release && settled instanceof CallFailure) giveBack(asError(settled.error))
-          resolve(settled)
-        },
-      }
-      this.deadlines.add(pending)
+      const pending = this.deadlines.start((settled) => {
+        if (release && settled instanceof CallFailure) giveBack(asError(settled.error))
+        resolve(settled)
+      })
       const query: StoreQuery = { ...statement, values, rowMode: 'array', types: TYPES }
       try {
         this.pool.connect((error, client, done) => {

@@ -71,8 +71,7 @@ export class ScriptRunner {
   /** Start a call with a deadline; a synchronous throw settles it as a failure. */
   private within(start: (pending: Pending) => void): Promise<Settled> {
     return new Promise((resolve) => {
-      const pending: Pending = { done: false, deadline: 0, resolve }
-      this.deadlines.add(pending)
+      const pending = this.deadlines.start(resolve)
       try {
         start(pending)
       } catch (error) {
