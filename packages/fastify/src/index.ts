@@ -102,9 +102,14 @@ function write(
   return true
 }
 
+/**
+ * The hook that decides each request. `route` is the route's pattern when the hook is made for one route
+ * (`onRoute`): read once, not from `request.routeOptions`, which Fastify builds anew on every read.
+ */
 function onRequest(
   handler: RateLimitHandler<FastifyRequest>,
   trust: ProxyTrust | undefined,
+  route?: string,
 ): onRequestHookHandler {
   // A callback hook, not an async one: an outcome decided in this tick (the MemoryStore) calls `done` at
   // once, with no promise in between. A request answered here never calls `done` (Fastify's early reply).
@@ -112,7 +117,7 @@ function onRequest(
     const info: RequestInfo<FastifyRequest> = {
       ip: request.ip,
       method: request.method,
-      route: request.routeOptions.url,
+      route: route ?? request.routeOptions.url,
       path: request.url,
       headers: request.headers,
       native: request,
@@ -177,7 +182,7 @@ const plugin: FastifyPluginAsync<FastifyRateLimitOptions> = async (fastify, opts
           )
     const hooks = route.onRequest
     route.onRequest = [
-      onRequest(handler, trust),
+      onRequest(handler, trust, route.url),
       ...(hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]),
     ]
   })
