@@ -1,26 +1,47 @@
 // A loop of `n` handler decisions after a warm-up of 30,000, for bench/suites/plans.mjs's instruction counts:
 //
 //   node bench/suites/plans/decide-loop.mjs <one|two|plan> <n>
+//   node bench/suites/plans/decide-loop.mjs <one|two|plan> redis=<port> <n>
 //
 //   one:  one policy, a token bucket per API key
 //   two:  two policies per API key, a token bucket and a daily quota, as plain `limits`
 //   plan: a usage plan (the same two policies), its plan looked up (from the cache) per request
+//
+// On the MemoryStore, or on a RedisStore at 127.0.0.1:<port> (its own prefix, deleted after): the count is
+// then the Node process's instructions per decision, the CPU a decision costs the app (the round trip and
+// the script are the Redis server's).
 import { calendarQuota, createRateLimitHandler, MemoryStore, tokenBucket } from '@floodgate/core'
 import { API_KEYS, request } from './requests.mjs'
 
 const BIG = 1e9
-const [which, count] = process.argv.slice(2)
+const args = process.argv.slice(2)
+const which = args[0]
+const redisPort = args.length > 2 ? Number(args[1].replace('redis=', '')) : undefined
+const count = args[args.length - 1]
 const key = (req) => req.apiKey
+
+let client
+let prefix
+async function makeStore() {
+  if (redisPort === undefined) return new MemoryStore()
+  const { RedisStore } = await import('@floodgate/redis')
+  const { Redis } = await import('ioredis')
+  client = new Redis({ port: redisPort, host: '127.0.0.1' })
+  prefix = `fg-plans-loop-${process.pid}:`
+  return new RedisStore({ client, prefix })
+}
+const store = await makeStore()
+
 const handlers = {
   one: () =>
     createRateLimitHandler({
-      store: new MemoryStore(),
+      store,
       key,
       algorithm: tokenBucket({ capacity: BIG, refillRate: BIG }),
     }),
   two: () =>
     createRateLimitHandler({
-      store: new MemoryStore(),
+      store,
       limits: [
         { name: 'rate', key, algorithm: tokenBucket({ capacity: BIG, refillRate: BIG }) },
         { name: 'quota', key, algorithm: calendarQuota({ limit: BIG, period: 'day' }) },
@@ -28,7 +49,7 @@ const handlers = {
     }),
   plan: () =>
     createRateLimitHandler({
-      store: new MemoryStore(),
+      store,
       plans: { free: { rate: BIG, burst: BIG, quota: { limit: BIG, period: 'day' } } },
       apiKey: key,
       planOf: () => 'free',
@@ -37,3 +58,8 @@ const handlers = {
 const handler = handlers[which]()
 for (let i = 0; i < 30_000; i++) await handler.handle(request(API_KEYS[i % 1000]))
 for (let i = 0; i < Number(count); i++) await handler.handle(request(API_KEYS[i % 1000]))
+if (client) {
+  const keys = await client.keys(`${prefix}*`)
+  for (let i = 0; i < keys.length; i += 500) await client.del(...keys.slice(i, i + 500))
+  client.disconnect()
+}
