@@ -158,8 +158,9 @@ const markdown = [
   '',
   ...(instructions
     ? [
-        "CPU instructions per decision (valgrind callgrind, steady state; unaffected by the machine's load; on Redis",
-        "the Node process's, the app's share of a decision, which moves a few percent with how replies batch):",
+        "CPU instructions per decision (valgrind callgrind, steady state; on memory unaffected by the machine's load;",
+        "on Redis the Node process's, the app's share, which grows several-fold on a loaded machine, where each reply",
+        'wakes the event loop on its own: compare the two columns of one run only):',
         '',
         '| store | one policy | two plain policies | a plan (two policies and its lookup) | plan / one | goal met |',
         '|---|---|---|---|---|---|',
