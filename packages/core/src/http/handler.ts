@@ -70,7 +70,9 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   const usage = plans ? compileUsageReport<N>({ store, sets, resolver: plans, clock }) : undefined
   const metrics = o.metrics ? compileLimiterMetrics(o.metrics, Object.keys(o.plans ?? {})) : undefined
   const base = sets.get(undefined, undefined)
-  const needsIp = allowList !== undefined || plans !== undefined || base.needsIp
+  // The address is parsed only when something uses it: a plan keyed by API key alone never needs it.
+  const needsIp =
+    allowList !== undefined || (plans !== undefined && o.anonymousPlan !== undefined) || sets.needsIp
   const refunds = compileRefunds({
     store,
     clock,
@@ -144,14 +146,8 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     const routeKey = byRoute && info.route ? `${info.method} ${info.route}` : undefined
     const set = plan === undefined && routeKey === undefined ? base : sets.get(plan?.plan, routeKey)
     const route = set.needsRoute ? routeText(info.route) : '*'
-    const facts = gatherFacts(
-      set,
-      set.needsUser ? userOf : undefined,
-      info,
-      ip,
-      route,
-      plan?.partition,
-      (error) => report(error, info),
+    const facts = gatherFacts(set, set.needsUser ? userOf : undefined, info, ip, route, plan, (error) =>
+      report(error, info),
     )
     return facts instanceof Promise
       ? facts.then((f) => consume(info, set, f, plan))

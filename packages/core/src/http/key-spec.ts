@@ -48,6 +48,16 @@ export function keyValueText(value: unknown): string | undefined | typeof INVALI
   return something ? boundKeyPart(out) : undefined
 }
 
+/**
+ * A usage-plan caller: its partition, and its store keys under the plan's policies once built (by slot:
+ * 0 the rate bucket, 1 the quota), kept with the caller so a key whose plan is cached is not rebuilt.
+ */
+export interface PlanCaller {
+  /** The caller as a key partition: `apikey:` and 128 bits of the key's SHA-256 (never the key), or `ip:...`. */
+  readonly partition: string
+  readonly keys: (string | undefined)[]
+}
+
 /** What one request's keys are built from: computed once per request, shared by every policy. */
 export interface KeyFacts<N = any> {
   info: RequestInfo<N>
@@ -59,8 +69,8 @@ export interface KeyFacts<N = any> {
   values: (string | undefined)[]
   /** The route as keys show it: the encoded pattern, `*` when unknown, `(no route)` when none matches. */
   route: string
-  /** The usage-plan caller, encoded (`apikey:%H...`, or `ip:...` on the anonymous plan), when plans are on. */
-  plan: string | undefined
+  /** The usage-plan caller (`apikey:...`, or `ip:...` on the anonymous plan), when plans are on. */
+  plan: PlanCaller | undefined
 }
 
 /**

@@ -1,10 +1,19 @@
 import { RateLimitRequestError } from './errors.js'
 
-/** What a lookup settled to: a plan name, nothing (an unknown key), or the error it failed with. */
-export type PlanAnswer = { plan: string | undefined } | { error: RateLimitRequestError }
+/**
+ * What a lookup settled to: a plan name, nothing (an unknown key), or the error it failed with. A cached
+ * answer is one object until it expires: `caller` keeps what the resolver made of it (the key's caller), so
+ * a request whose plan is cached derives nothing again.
+ */
+export type PlanAnswer<C = unknown> = Answer<C> | { error: RateLimitRequestError }
 
-interface Entry {
-  answer: { plan: string | undefined }
+interface Answer<C> {
+  readonly plan: string | undefined
+  caller?: C
+}
+
+interface Entry<C> {
+  answer: Answer<C>
   expires: number
 }
 
@@ -14,27 +23,30 @@ interface Entry {
  * throws, rejects, answers something that is not a string, or takes longer than `timeoutMs` settles as an
  * error (and is not cached). Never rejects.
  */
-export function compilePlanLookup<N>(parts: {
+export function compilePlanLookup<N, C = unknown>(parts: {
   planOf: (apiKey: string, req: N) => unknown
   cache: false | { maxKeys: number; ttl: number }
   timeoutMs: number
   now: () => number
-}): (apiKey: string, req: N) => PlanAnswer | Promise<PlanAnswer> {
+}): (apiKey: string, req: N) => PlanAnswer<C> | Promise<PlanAnswer<C>> {
   const { planOf, cache, timeoutMs, now } = parts
-  const entries = new Map<string, Entry>()
-  const pending = new Map<string, Promise<PlanAnswer>>()
+  const entries = new Map<string, Entry<C>>()
+  const pending = new Map<string, Promise<PlanAnswer<C>>>()
 
-  const failed = (message: string, cause?: unknown): PlanAnswer => ({
+  const failed = (message: string, cause?: unknown): PlanAnswer<C> => ({
     error: new RateLimitRequestError('ERR_FLOODGATE_PLAN_LOOKUP_FAILED', message, {
       cause,
       option: 'planOf',
     }),
   })
-  const settle = (apiKey: string, value: unknown): PlanAnswer => {
+  const settle = (apiKey: string, value: unknown): PlanAnswer<C> => {
     if (value !== undefined && value !== null && typeof value !== 'string') {
       return failed(`\`planOf\` answered ${typeof value}, not a plan name or nothing`)
     }
-    const answer = { plan: value === null || value === '' ? undefined : (value ?? undefined) }
+    const answer: Answer<C> = {
+      plan: value === null || value === '' ? undefined : (value ?? undefined),
+      caller: undefined,
+    }
     if (cache) {
       if (entries.size >= cache.maxKeys) entries.delete(entries.keys().next().value!)
       entries.set(apiKey, { answer, expires: now() + cache.ttl })
@@ -42,7 +54,7 @@ export function compilePlanLookup<N>(parts: {
     return answer
   }
 
-  function ask(apiKey: string, req: N): PlanAnswer | Promise<PlanAnswer> {
+  function ask(apiKey: string, req: N): PlanAnswer<C> | Promise<PlanAnswer<C>> {
     let value: unknown
     try {
       value = planOf(apiKey, req)
@@ -50,7 +62,7 @@ export function compilePlanLookup<N>(parts: {
       return failed(`\`planOf\` threw: ${error instanceof Error ? error.message : String(error)}`, error)
     }
     if (!(value instanceof Promise)) return settle(apiKey, value)
-    const bounded = new Promise<PlanAnswer>((resolve) => {
+    const bounded = new Promise<PlanAnswer<C>>((resolve) => {
       const timer = setTimeout(
         () => resolve(failed(`\`planOf\` did not answer within ${timeoutMs} ms`)),
         timeoutMs,

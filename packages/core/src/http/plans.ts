@@ -2,6 +2,7 @@ import { toMs } from '../duration.js'
 import { sha256Text128 } from '../store-keys/sha256.js'
 import { callAppFunction, FunctionFailure, invalidKeyValue } from './app-functions.js'
 import { RateLimitRequestError } from './errors.js'
+import type { PlanCaller } from './key-spec.js'
 import type { ParsedRateLimitOptions } from './options/schema.js'
 import { answeredOutcome, type Outcome, undecidedOutcome } from './outcome.js'
 import { compilePlanLookup, type PlanAnswer } from './plan-lookup.js'
@@ -10,10 +11,8 @@ import type { RequestInfo } from './request-info.js'
 import { API_KEY_REQUIRED_BODY, API_KEY_UNKNOWN_BODY, JSON_TYPE, PLAN_UNAVAILABLE_BODY } from './responses.js'
 
 /** The usage plan a request is decided under, and the caller its plan counts: its API key or its address. */
-export interface PlanOfRequest {
-  plan: string
-  /** The caller as a key partition: `apikey:` and 128 bits of the key's SHA-256 (never the key), or `ip:...`. */
-  partition: string
+export interface PlanOfRequest extends PlanCaller {
+  readonly plan: string
 }
 
 /** A request on the anonymous plan whose client address is unknown: never one shared bucket. */
@@ -42,18 +41,19 @@ export function compilePlanResolver<N>(parts: {
   const { o, report, now } = parts
   const apiKeyOf = o.apiKey as (req: N, info: RequestInfo<N>) => unknown
   const anonymous = o.anonymousPlan
-  const lookup = compilePlanLookup<N>({
+  const lookup = compilePlanLookup<N, PlanOfRequest>({
     planOf: o.planOf as (apiKey: string, req: N) => unknown,
     cache: o.planCache === false ? false : { maxKeys: o.planCache.maxKeys, ttl: o.planCache.ttl as number },
     timeoutMs: toMs(o.planTimeout)!,
     now,
   })
-  // Recent keys' plans and callers (the SHA-256 of the key): hashed once, no object made per request.
+  // Recent keys' plans and callers (the SHA-256 of the key, the store keys): hashed once, no object made per
+  // request. A cached answer keeps its caller too, so a request whose plan is cached looks up one map.
   const resolved = new Map<string, PlanOfRequest>()
   const ofKey = (apiKey: string, plan: string): PlanOfRequest => {
     const known = resolved.get(apiKey)
     if (known !== undefined && known.plan === plan) return known
-    const result = { plan, partition: known?.partition ?? `apikey:${sha256Text128(apiKey)}` }
+    const result = { plan, partition: known?.partition ?? `apikey:${sha256Text128(apiKey)}`, keys: [] }
     if (known === undefined && resolved.size >= MAX_PARTITIONS) resolved.delete(resolved.keys().next().value!)
     resolved.set(apiKey, result)
     return result
@@ -75,7 +75,12 @@ export function compilePlanResolver<N>(parts: {
           error,
         })
 
-  function fromAnswer(result: PlanAnswer, apiKey: string, info: RequestInfo<N>): PlanOfRequest | Outcome {
+  function fromAnswer(
+    result: PlanAnswer<PlanOfRequest>,
+    apiKey: string,
+    info: RequestInfo<N>,
+  ): PlanOfRequest | Outcome {
+    if ('caller' in result && result.caller !== undefined) return result.caller
     if ('error' in result) {
       report(result.error, info)
       return answer(503, PLAN_UNAVAILABLE_BODY, result.error, { 'retry-after': '1' })
@@ -94,7 +99,9 @@ export function compilePlanResolver<N>(parts: {
         error,
       )
     }
-    return ofKey(apiKey, result.plan)
+    const caller = ofKey(apiKey, result.plan)
+    result.caller = caller
+    return caller
   }
 
   function withKey(
@@ -108,7 +115,7 @@ export function compilePlanResolver<N>(parts: {
     else if (value !== undefined && value !== null) report(invalidKeyValue('apiKey', value), info)
     if (apiKey === undefined) {
       if (anonymous === undefined) return answer(401, API_KEY_REQUIRED_BODY)
-      return ip === undefined ? NO_ADDRESS : { plan: anonymous, partition: `ip:${ip}` }
+      return ip === undefined ? NO_ADDRESS : { plan: anonymous, partition: `ip:${ip}`, keys: [] }
     }
     const key = apiKey
     const result = lookup(key, info.native)

@@ -56,13 +56,26 @@ export interface CompiledPolicies<N = any> {
   readonly needsRoute: boolean
 }
 
-const planKeyed: CompiledKey = {
-  keyer: (facts, scope) => (facts.plan === undefined ? undefined : storeKey(scope, facts.plan)),
+/**
+ * The key of a plan's policy (`slot` 0 its rate, 1 its quota): built once per caller and kept with it. A
+ * slot's scope is the same in every set of a limiter (the prefix and the policy's name), so it is the key.
+ */
+const planKeyed = (slot: number): CompiledKey => ({
+  keyer: (facts, scope) => {
+    const caller = facts.plan
+    if (caller === undefined) return undefined
+    const known = caller.keys[slot]
+    if (known !== undefined) return known
+    const key = storeKey(scope, caller.partition)
+    caller.keys[slot] = key
+    return key
+  },
   needsIp: false,
   needsUser: false,
   needsRoute: false,
   breadth: 0,
-}
+})
+const PLAN_KEYED = [planKeyed(0), planKeyed(1)] as const
 
 /** Compile a set of policies, once, at creation. `topCost` is the top-level `cost` option. */
 export function compilePolicies<N>(
@@ -74,7 +87,8 @@ export function compilePolicies<N>(
   const fallbackCost = typeof topCost === 'number' ? normalizeCost(topCost) : RATE_LIMIT_DEFAULTS.cost
   const keys: CompiledKey<N>[] = []
   const policies = defs.map((def): Policy<N> => {
-    const compiled = def.key === PLAN_KEY ? planKeyed : compileKey(def.key, keyFunctions)
+    const compiled =
+      def.key === PLAN_KEY ? PLAN_KEYED[def.role === 'quota' ? 1 : 0] : compileKey(def.key, keyFunctions)
     keys.push(compiled)
     const cost = def.cost ?? topCost
     let costIndex = -1

@@ -18,6 +18,8 @@ export interface PolicySets<N> {
   get(plan: string | undefined, routeKey: string | undefined): PolicySet<N>
   /** Whether some route has a tier of its own (`routes`): the handler finds the route key only then. */
   readonly byRoute: boolean
+  /** Whether any set may key on the client address (`'ip'`, or a fallback to it). */
+  readonly needsIp: boolean
   /** Whether any set keys on `'endpoint'`, or routes have tiers: the route pattern is needed. */
   readonly needsRoute: boolean
   /** Every algorithm any set decides with, once each (a store checks it can run them at creation). */
@@ -66,6 +68,7 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
         ? byPlan.get(plan)!
         : sets.get(`${plan ?? ''}\n${routeKey}`)!,
     byRoute: Object.keys(routes).length > 0,
+    needsIp: all.some((set) => set.needsIp),
     needsRoute: Object.keys(routes).length > 0 || all.some((set) => set.needsRoute),
     algorithms: [...new Set(all.flatMap((set) => set.policies.map((p) => p.algorithm)))],
   }

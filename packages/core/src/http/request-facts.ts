@@ -6,7 +6,7 @@ import {
   invalidCost,
   invalidKeyValue,
 } from './app-functions.js'
-import { INVALID_KEY, type KeyFacts, keyValueText } from './key-spec.js'
+import { INVALID_KEY, type KeyFacts, keyValueText, type PlanCaller } from './key-spec.js'
 import type { CompiledPolicies } from './policies.js'
 import type { RequestInfo } from './request-info.js'
 
@@ -16,6 +16,9 @@ export interface RequestFacts<N = any> {
   /** Each cost function's answer, normalised, or `undefined` when it failed (the policy's fallback applies). */
   costs: (number | undefined)[]
 }
+
+/** No values: a request whose policies call no function of the app's (shared, never written). */
+const NONE: never[] = []
 
 /** Reports one failure of one request (to `onError`, or as a process warning). */
 export type Report = (error: unknown) => void
@@ -53,10 +56,13 @@ export function gatherFacts<N>(
   info: RequestInfo<N>,
   ip: string | undefined,
   route: string,
-  plan: string | undefined,
+  plan: PlanCaller | undefined,
   report: Report,
 ): RequestFacts<N> | Promise<RequestFacts<N>> {
   const { keyFunctions, costFunctions } = compiled
+  if (user === undefined && keyFunctions.length === 0 && costFunctions.length === 0) {
+    return { keys: { info, ip, route, plan, user: undefined, values: NONE }, costs: NONE }
+  }
   const userValue = user === undefined ? undefined : callAppFunction('user', user, info)
   const keyValues = keyFunctions.map((fn) => callAppFunction('key', fn, info))
   const costValues = costFunctions.map((fn) => callAppFunction('cost', fn, info))

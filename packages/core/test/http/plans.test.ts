@@ -198,6 +198,29 @@ describe('usage plans', () => {
     expect((await handler.usage!.usage('k'))!.quota).toMatchObject({ used: 3, remaining: 2 })
   })
 
+  it('a key whose plan changes keeps its quota used this period, on the new plan’s limits, and no other key’s', async () => {
+    let plan = 'free'
+    const { send, advance } = setup({
+      plans: {
+        free: { rate: 10, burst: 50, quota: { limit: 10, period: 'day' } },
+        team: { rate: 10, burst: 50, quota: { limit: 20, period: 'day' } },
+      },
+      planOf: (apiKey: string) => (apiKey === 'other' ? 'team' : plan),
+    })
+    // What is left in the rate bucket and in the quota, from the draft-8 header.
+    const left = (o: { headers: Record<string, string> }) =>
+      [...o.headers.ratelimit!.matchAll(/;r=(\d+)/g)].map((m) => Number(m[1]))
+    for (let i = 0; i < 4; i++) await send('k')
+    await send('other')
+    expect(left(await send('k'))).toEqual([45, 5]) // 5 of 10 used
+    plan = 'team'
+    advance(61_000) // the cached plan expires: the next request asks planOf again
+    const upgraded = await send('k')
+    expect(upgraded.plan).toBe('team')
+    expect(left(upgraded)).toEqual([49, 14]) // 6 of 20: the count carried over
+    expect(left(await send('other'))).toEqual([49, 18])
+  })
+
   it('the usage report: used and remaining per key, and a reset for support staff', async () => {
     const { send, handler } = setup()
     for (let i = 0; i < 7; i++) await send('key-pro')
