@@ -48,8 +48,11 @@ const CONFIG = {
   instrumentRuns: quick ? 1 : 3,
   /** Children per configuration for the heap bytes: one build varies by tens of bytes from one process to the next. */
   allocRuns: quick ? 1 : 3,
-  /** The RedisStore scenario: each decision is a round trip, so fewer of them (its heap window too). */
-  redis: { warmup: quick ? 2_000 : 10_000, n: quick ? 5_000 : 40_000, allocN: quick ? 5_000 : 20_000 },
+  /**
+   * The RedisStore scenario: each decision is a round trip, so fewer of them; its heap window holds 4k
+   * decisions (about 14 kB each, ioredis's included: 20k would not fit the young generation).
+   */
+  redis: { warmup: quick ? 2_000 : 10_000, n: quick ? 5_000 : 40_000, allocN: quick ? 2_000 : 4_000 },
   /** `--instructions`: requests counted under valgrind, and the uninstrumented runs that give the rate. */
   http: {
     warmup: Number(args.warmup ?? (quick ? 1_000 : 10_000)),
@@ -61,7 +64,9 @@ const CONFIG = {
     jobs: Number(args.jobs ?? 2),
     /** The metrics code alone: timed store calls, and decisions (decide-count.mjs's counts, scaled). */
     storeCall: { warmup: quick ? 10_000 : 100_000, n: quick ? 5_000 : 50_000 },
-    decideScale: quick ? 0.1 : 1,
+    decideScale: quick ? 0.1 : 0.3,
+    /** `--only koa/redis,fastify`: count only the HTTP configurations whose `framework/store/sink` holds one of these. */
+    only: typeof args.only === 'string' ? args.only.split(',') : undefined,
   },
 }
 const SINKS = ['off', 'prometheus', 'opentelemetry', ...(CONFIG.baseline ? ['baseline'] : [])]
@@ -89,7 +94,7 @@ async function child() {
     sendResult({
       bytes: await bytesPerDecision(
         decide,
-        redis ? { ...CONFIG.alloc, n: CONFIG.redis.allocN } : CONFIG.alloc,
+        redis ? { ...CONFIG.alloc, warmup: CONFIG.redis.warmup, n: CONFIG.redis.allocN } : CONFIG.alloc,
       ),
     })
   }

@@ -84,7 +84,7 @@ export async function measureHttpInstructions(config, { log, builds, resume }) {
       n: config.n,
       slice: config.slice,
       jobs: config.jobs,
-      skip: (key) => !missing(key),
+      skip: (key) => !missing(key) || (config.only && !config.only.some((o) => key.includes(o))),
       onCount: (key, c) => {
         data.counts[key] = c
         save()

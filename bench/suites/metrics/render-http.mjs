@@ -21,11 +21,15 @@ const signedCount = (x) =>
   Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${Math.round(x).toLocaleString('en-US')}` : 'n/a'
 const count = (x) => Math.round(x).toLocaleString('en-US')
 
-/** What the metrics code adds to a request, in instructions: the recorder, and on a remote store the timed call. */
+/**
+ * What the metrics code adds to a request, in instructions: the recorder, and on a remote store the timed call.
+ * Without V8's compiling (a TurboFan compilation of tens of thousands of instructions lands in one count or
+ * another, long after the warm-up under valgrind); no collection runs while counting.
+ */
 export function componentExtra(components, store, sink) {
   const { decide, storeCall } = components
-  if (store === 'memory') return decide['1'][sink].total - decide['1'].off.total
-  return decide.async[sink].total - decide.async.off.total + storeCall[sink].total - storeCall.off.total
+  const extra = (cells) => cells[sink].program - cells.off.program
+  return store === 'memory' ? extra(decide['1']) : extra(decide.async) + extra(storeCall)
 }
 
 /** The rate of a framework's loop on `store` (its RedisStore loop's when that one was not measured). */
@@ -57,8 +61,8 @@ export function worstHttpExtra(http) {
 function componentTable({ components }) {
   const row = (label, cells) => [
     label,
-    ...HTTP_SINKS.map((s) => count(cells[s].total)),
-    ...ON.map((s) => signedCount(cells[s].total - cells.off.total)),
+    ...HTTP_SINKS.map((s) => `${count(cells[s].program)} (${count(cells[s].total)})`),
+    ...ON.map((s) => signedCount(cells[s].program - cells.off.program)),
   ]
   const bytes = components.storeCall
   return mdTable(
@@ -181,17 +185,27 @@ export function renderHttp(http) {
       }),
     ),
   )
+  const missing = HTTP_FRAMEWORKS.filter((f) => !http.rates[`${f}/redis`] && !http.rates[`${f}/memory`])
+  const notCounted = missing.length
+    ? ` Not counted in this run: ${missing.map((f) => FRAMEWORK_LABELS[f]).join(', ')} (\`--only\`), whose requests cost several times more instructions; the metrics code it runs is the same.`
+    : ''
+  const closest = rows.filter((r) => r.extraUs <= 1).sort((a, b) => b.extraUs - a.extraUs)[0]
   return [
     title,
     '',
-    `Worst extra of any framework, store and sink: ${signedUs(worstHttpExtra(http))} per request: ${verdict}.`,
+    `Worst extra of any framework, store and sink: ${signedUs(worstHttpExtra(http))} per request: ${verdict}.` +
+      (closest ? ` Closest to the line among the rest: ${label(closest)}.` : '') +
+      notCounted,
     '',
     "CPU instructions counted by valgrind's callgrind (the same count on a busy machine), measured " +
       `${meta.date.slice(0, 10)}, turned into µs at the rate of each framework's own HTTP loop on this machine ` +
       '(below). What metrics add to a request is the work of the metrics code, the same whatever the framework: ' +
       "the limiter's recorder (at once on the MemoryStore; in a `.then` on a remote store) and, on a RedisStore, " +
       "the timing of its one store call with the histogram's record. Each is counted alone, where nothing else " +
-      'runs, metrics off against each sink, so the count steadies to a few instructions:',
+      "runs, metrics off against each sink. Instructions per call, without V8's compiling (with it, in brackets: a " +
+      'TurboFan compilation still lands in one count or another long after the warm-up under valgrind); the young ' +
+      'generation holds everything these counts allocate, so no collection runs while counting: the extra heap ' +
+      'bytes are given instead.',
     '',
     componentTable(http),
     '',
@@ -206,7 +220,7 @@ export function renderHttp(http) {
       `redis-server of their own (Redis ${meta.redisVersion}), whose CPU is not counted: the Node process is the ` +
       'server CPU the goal speaks of; the client does the same on and off. "Without V8\'s runtime" leaves out ' +
       'compiling (TurboFan, synchronous under `--single-threaded`) and garbage collection, which land in one slice ' +
-      'or another: the median slice. Even so the slices of one configuration spread by thousands of instructions ' +
+      'or another: the median slice. Even so the slices of one configuration spread by tens of thousands of instructions ' +
       '(deoptimizations and recompilations under valgrind go on long after the warm-up), more than the metrics ' +
       'cost, so these rows bound the cost (no row shows more than its spread) without resolving it; the counts ' +
       'above resolve it.',
