@@ -49,7 +49,7 @@ function cpuSection({ meta, cpu }) {
         : '') +
       `; each configuration in a fresh process, ${meta.config.rounds} rounds in rotating order. "Extra" is the ` +
       'configuration minus metrics off, paired within a round (median of rounds); 1.0x = metrics off in the same ' +
-      'scenario. Timed on a shared machine, these resolve a few tenths of a µs on the MemoryStore and a few µs on ' +
+      'scenario. Timed on a shared machine, these resolve a few tenths of a µs on the MemoryStore and tens of µs on ' +
       'the RedisStore (its own rounds spread that much); the instruction counts above resolve less than 0.1 µs.',
     '',
     `Worst extra of either sink: ${signed(worstOf(memory))} per decision on the MemoryStore` +
