@@ -6,36 +6,69 @@
 // by the suite's own apps.mjs; one keep-alive socket sends `n` GETs one after another, after a warm-up
 // (5,000 requests; REQUEST_LOOP_WARMUP sets it), each response read to its end. Under valgrind (bench/lib/instructions.mjs) the count of two runs of
 // different `n` gives the instructions of one request, the client's share the same in every configuration.
+//
+// REQUEST_LOOP_MARKS=<k> marks the end of the warm-up and then every `k` requests (./marks.mjs): under
+// `valgrind --tool=callgrind --dump-before=uv_os_getpriority` each mark dumps the instructions since the one
+// before, so one run gives the count of each slice of `k` requests, start-up, warm-up and shutdown left out
+// (bench/suites/metrics/http-count.mjs; REQUEST_LOOP_INSTRUMENT=1 counts nothing before the first mark). The
+// process's CPU time and heap at each mark are then written to stdout as JSON at the end.
 import net from 'node:net'
 import { startServer } from './apps.mjs'
 import { getRequest, parseResponse } from './client.mjs'
+import { cpuAtMarks, heapAtMarks, mark } from './marks.mjs'
 
 const WARMUP = Number(process.env.REQUEST_LOOP_WARMUP ?? 5_000)
+const MARKS = Number(process.env.REQUEST_LOOP_MARKS ?? 0)
 const spec = JSON.parse(process.argv[2])
 const count = Number(process.argv[3])
 const server = await startServer(spec)
-const socket = net.connect(server.port, '127.0.0.1')
-await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject))
-socket.setNoDelay(true)
 const request = getRequest(server.port)
 
+function connect() {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(server.port, '127.0.0.1')
+    socket.once('connect', () => resolve(socket)).once('error', reject)
+    socket.setNoDelay(true)
+  })
+}
+
+// A server closes a keep-alive connection left idle for 5 s (Node's keepAliveTimeout), which a mark can take
+// under valgrind: the request is then sent again on a new connection (`reconnects`).
+let socket
+let reconnects = 0
 const statuses = new Map()
 await new Promise((resolve, reject) => {
   let left = WARMUP + count
   let buffered = Buffer.alloc(0)
-  socket.on('error', reject)
-  socket.on('data', (chunk) => {
-    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk])
-    const response = parseResponse(buffered)
-    if (response === undefined) return
-    buffered = buffered.subarray(response.end)
-    statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1)
-    if (--left === 0) resolve()
-    else socket.write(request)
-  })
-  socket.write(request)
+  const open = async () => {
+    socket = await connect()
+    buffered = Buffer.alloc(0)
+    socket.on('error', () => {})
+    socket.on('close', () => {
+      if (left > 0) {
+        reconnects++
+        open().catch(reject)
+      }
+    })
+    socket.on('data', (chunk) => {
+      buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk])
+      const response = parseResponse(buffered)
+      if (response === undefined) return
+      buffered = buffered.subarray(response.end)
+      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1)
+      --left
+      if (MARKS > 0 && left <= count && (count - left) % MARKS === 0) mark()
+      if (left === 0) resolve()
+      else socket.write(request)
+    })
+    socket.write(request)
+  }
+  if (MARKS > 0 && WARMUP === 0) mark()
+  open().catch(reject)
 })
 socket.destroy()
 await server.close()
 if (process.env.REQUEST_LOOP_STATUSES) console.error(JSON.stringify([...statuses]))
+if (MARKS > 0)
+  console.log(JSON.stringify({ cpuAtMarks, heapAtMarks, reconnects, statuses: Object.fromEntries(statuses) }))
 process.exit(0)

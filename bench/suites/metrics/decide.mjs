@@ -1,8 +1,10 @@
 /**
  * One measurement of the metrics suite, in a child process of its own: a limiter (core's
- * createRateLimitHandler on its MemoryStore) deciding one client's requests, with metrics off, through
- * prom-client, or through the OpenTelemetry SDK; either the CPU time per decision, or the heap bytes
- * allocated per decision (with the young generation large enough that no GC runs while it is measured).
+ * createRateLimitHandler on its MemoryStore, or on a RedisStore) deciding one client's requests, with metrics
+ * off, through prom-client, or through the OpenTelemetry SDK; either the CPU time per decision, or the heap
+ * bytes allocated per decision (with the young generation large enough that no GC runs while it is measured).
+ * On the RedisStore the sink is the limiter's and the store's, so each decision also records the store call's
+ * duration (`floodgate_store_duration_seconds`).
  */
 import { PerformanceObserver, performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
@@ -13,7 +15,8 @@ const sinkOf = (sink) => (sink === 'off' || sink === 'baseline' ? undefined : me
 
 /** The policies of a scenario: one (the short form), or three layered, each at a quota nobody reaches. */
 function optionsOf(core, policies) {
-  if (policies === 1) return { limit: 1e9, window: '1m' }
+  if (policies === 1 || policies === 'redis') return { limit: 1e9, window: '1m' }
+  if (policies === 'async') return { limit: 1e9, window: '1m', store: behindPromises(new core.MemoryStore()) }
   const { fixedWindow, slidingWindowCounter, tokenBucket } = core
   return {
     limits: [
@@ -24,13 +27,56 @@ function optionsOf(core, policies) {
   }
 }
 
-/** A limiter for `sink` and `policies`, and one request to decide over and over. */
-export async function limiterOf({ sink, policies, baseline }) {
+/**
+ * A MemoryStore answering through promises, as a remote store does (the handler then records the outcome in a
+ * `.then`), without a network: what the limiter's metrics cost on a remote store's path, alone.
+ */
+function behindPromises(store) {
+  return {
+    consume: (...args) => Promise.resolve(store.consume(...args)),
+    consumeAll: (...args) => Promise.resolve(store.consumeAll(...args)),
+    peek: (...args) => Promise.resolve(store.peek(...args)),
+    refund: (...args) => Promise.resolve(store.refund(...args)),
+    reset: (...args) => Promise.resolve(store.reset(...args)),
+  }
+}
+
+/** Store calls that failed (`onError`): a measurement is of the path where Redis answers, or it is thrown away. */
+let failures = 0
+
+/**
+ * A RedisStore on the redis-server at `redis` (`{ host, port, prefix }`), its client set as the http suite's
+ * (bench/suites/http/config.mjs), reporting to `metrics` when it is given. Its time bound is a minute: under
+ * valgrind a garbage collection can take seconds, and a decision taken by the fail mode is not the path
+ * measured (the bound is a timer either way, whatever its length).
+ */
+async function redisStore(redis, metrics) {
+  const { Redis } = await import('ioredis')
+  const { RedisStore } = await import('@floodgate/redis')
+  const client = new Redis({ host: redis.host, port: redis.port, enableAutoPipelining: true })
+  await client.ping()
+  return new RedisStore({
+    client,
+    prefix: redis.prefix,
+    timeoutMs: 60_000,
+    onError: () => {
+      failures++
+    },
+    ...(metrics ? { metrics } : {}),
+  })
+}
+
+/**
+ * A limiter for `sink` and `policies` (1, 3, or `'redis'`: one policy on a RedisStore at `redis`), and one
+ * request to decide over and over.
+ */
+export async function limiterOf({ sink, policies, baseline, redis }) {
   const core =
     sink === 'baseline' ? await import(pathToFileURL(baseline).href) : await import('@floodgate/core')
   const metrics = await sinkOf(sink)
   const handler = core.createRateLimitHandler({
     ...optionsOf(core, policies),
+    ...(policies === 'redis' ? { store: await redisStore(redis, metrics) } : {}),
     ...(metrics ? { metrics } : {}),
   })
   const info = { ip: '203.0.113.7', method: 'GET', route: '/', path: '/', headers: {}, native: {} }
@@ -39,6 +85,8 @@ export async function limiterOf({ sink, policies, baseline }) {
       const outcome = await handler.handle(info)
       if (!outcome.allowed) throw new Error('a decision was refused: the quota is meant to be out of reach')
     }
+    if (failures > 0)
+      throw new Error(`${failures} store calls failed: Redis must answer every decision measured`)
   }
 }
 
