@@ -16,6 +16,8 @@
 // (`npx turbo run build`, or `cd packages/redis && npx tsup`).
 //
 //   node bench/suites/synced.mjs            the full suite (about 2 minutes)
+//   node bench/suites/synced.mjs --instructions   and the CPU instructions per decision of the SyncedStore and
+//                                                 the MemoryStore under valgrind (synced/count.mjs; ~10 minutes idle)
 //   node bench/suites/synced.mjs --quick    a smoke run with tiny durations (numbers not representative)
 
 import { fileURLToPath } from 'node:url'
@@ -25,6 +27,7 @@ import { fmtCount, fmtRatio, fmtSpread, mdTable } from '../lib/format.mjs'
 import { startPrivateRedis } from '../lib/redis-server.mjs'
 import { writeResults } from '../lib/results.mjs'
 import { summarize } from '../lib/stats.mjs'
+import { countSynced } from './synced/count.mjs'
 
 const SELF = fileURLToPath(import.meta.url)
 const args = parseArgs()
@@ -372,13 +375,14 @@ async function main() {
       fleet.push(await fleetRun(redis.port, { limit, windowMs, exactWithin }, overshootBound))
       process.stderr.write(`fleet exactWithin ${exactWithin}: ${JSON.stringify(fleet.at(-1))}\n`)
     }
-    report({ samples, extra, fleet, started })
+    const instructions = args.instructions ? await countSynced({ keySets: CONFIG.keySets }) : undefined
+    report({ samples, extra, fleet, instructions, started })
   } finally {
     await redis.stop()
   }
 }
 
-function report({ samples, extra, fleet, started }) {
+function report({ samples, extra, fleet, instructions, started }) {
   const stats = {}
   for (const id of IDS) {
     stats[id] = {}
@@ -471,6 +475,33 @@ function report({ samples, extra, fleet, started }) {
       rows,
     ),
     '',
+    ...(instructions
+      ? [
+          "### CPU instructions per decision (valgrind callgrind: the same count whatever the machine's load)",
+          '',
+          'The same calls as above, one in flight, in `bench/suites/synced/decide-loop.mjs` (counted by `count.mjs` beside ' +
+            'it), on a clock the loop drives: the decisions alone, every key read once and no sync in the count (a sync ' +
+            "lands after however many decisions the machine's load allows, so a count holding one varies from run to run; " +
+            "the syncs' cost is in the timed table above). Counts every instruction the process runs, the garbage " +
+            "collector's included, not what memory accesses cost in cache misses.",
+          '',
+          mdTable(
+            [
+              'keys',
+              { title: 'MemoryStore', align: 'right' },
+              { title: 'SyncedStore', align: 'right' },
+              { title: 'SyncedStore / MemoryStore', align: 'right' },
+            ],
+            CONFIG.keySets.map((size) => [
+              size.toLocaleString('en'),
+              Math.round(instructions[size].memory).toLocaleString('en'),
+              Math.round(instructions[size].synced).toLocaleString('en'),
+              `${(instructions[size].synced / instructions[size].memory).toFixed(2)}x`,
+            ]),
+          ),
+          '',
+        ]
+      : []),
     `### Overshoot: ${CONFIG.fleet.processes} processes on one key`,
     '',
     'Each process is a separate Node process with its own SyncedStore (`syncEvery: 50ms`, processes counted in Redis). ' +
@@ -534,6 +565,7 @@ function report({ samples, extra, fleet, started }) {
       ]),
     ),
     overshoot: fleet,
+    ...(instructions && { instructionsPerDecision: instructions }),
     goals,
   }
   const files = writeResults('synced', md, json)
