@@ -477,13 +477,14 @@ function report({ samples, extra, fleet, instructions, started }) {
     '',
     ...(instructions
       ? [
-          "### CPU instructions per decision (valgrind callgrind: the same count whatever the machine's load)",
+          '### CPU instructions per decision (valgrind callgrind)',
           '',
           'The same calls as above, one in flight, in `bench/suites/synced/decide-loop.mjs` (counted by `count.mjs` beside ' +
             'it), on a clock the loop drives: the decisions alone, every key read once and no sync in the count (a sync ' +
             "lands after however many decisions the machine's load allows, so a count holding one varies from run to run; " +
             "the syncs' cost is in the timed table above). Counts every instruction the process runs, the garbage " +
-            "collector's included, not what memory accesses cost in cache misses.",
+            "collector's included, not what memory accesses cost in cache misses. The SyncedStore's count still moved by " +
+            'up to 1.7x between runs of nearly the same code: compare it over several runs.',
           '',
           mdTable(
             [
