@@ -16,6 +16,9 @@ import { calendarQuota, createRateLimitHandler, MemoryStore, tokenBucket } from 
 import { API_KEYS, request } from './requests.mjs'
 
 const BIG = 1e9
+// Buckets hold 1e9 and refill 1 a minute (a plan's rate: 1/60 per second), so a key stays alive between
+// visits as a window key does: refilled at 1e9 a second, a bucket would be full again a nanosecond after each
+// hit, and its key, expired, would be forgotten and made anew on most visits.
 const args = process.argv.slice(2)
 const which = args[0]
 const redisPort = args.length > 2 ? Number(args[1].replace('redis=', '')) : undefined
@@ -40,14 +43,14 @@ const handlers = {
       store,
       storeTimeout: false,
       key,
-      algorithm: tokenBucket({ capacity: BIG, refillRate: BIG }),
+      algorithm: tokenBucket({ capacity: BIG, refillRate: 1, interval: '1m' }),
     }),
   two: () =>
     createRateLimitHandler({
       store,
       storeTimeout: false,
       limits: [
-        { name: 'rate', key, algorithm: tokenBucket({ capacity: BIG, refillRate: BIG }) },
+        { name: 'rate', key, algorithm: tokenBucket({ capacity: BIG, refillRate: 1, interval: '1m' }) },
         { name: 'quota', key, algorithm: calendarQuota({ limit: BIG, period: 'day' }) },
       ],
     }),
@@ -55,7 +58,7 @@ const handlers = {
     createRateLimitHandler({
       store,
       storeTimeout: false,
-      plans: { free: { rate: BIG, burst: BIG, quota: { limit: BIG, period: 'day' } } },
+      plans: { free: { rate: 1 / 60, burst: BIG, quota: { limit: BIG, period: 'day' } } },
       apiKey: key,
       planOf: () => 'free',
     }),
