@@ -42,12 +42,14 @@ function answersPing(port) {
  * by its PID, SIGTERM then SIGKILL, and removes the directory), or with undefined when no redis-server could
  * be started (not installed, or it exited).
  */
-export async function startPrivateRedis({ readyTimeoutMs = 10_000 } = {}) {
+export async function startPrivateRedis({ readyTimeoutMs = 10_000, runUnder = [] } = {}) {
   const port = await freePort()
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fg-bench-redis-'))
   const removeDir = () => fs.rmSync(dir, { recursive: true, force: true })
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']
-  const child = spawn('redis-server', [...args, '--dir', dir], { stdio: 'ignore' })
+  // `runUnder`: a command the server runs under (valgrind and its options), which ends when it does.
+  const [command, ...prefix] = [...runUnder, 'redis-server']
+  const child = spawn(command, [...prefix, ...args, '--dir', dir], { stdio: 'ignore' })
   let gone = false
   const exited = new Promise((resolve) =>
     child.once('exit', () => {

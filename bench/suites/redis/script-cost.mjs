@@ -6,13 +6,12 @@
 //
 //   node bench/suites/redis/script-cost.mjs            # about 2 minutes
 //   node bench/suites/redis/script-cost.mjs --quick    # a smoke run
-import { spawn } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { Redis } from 'ioredis'
 import { hasValgrind } from '../../lib/instructions.mjs'
-import { freePort } from '../../lib/redis-server.mjs'
+import { startPrivateRedis } from '../../lib/redis-server.mjs'
 
 const quick = process.argv.includes('--quick')
 const SMALL = quick ? 200 : 2_000
@@ -74,49 +73,21 @@ const CASES = [
   floodgate('Floodgate GCRA (TIME, GET, SETRANGE)', (c) => c.gcra({ rate: 1, period: '1m', burst: 1e9 })),
 ]
 
-/** Start redis-server under callgrind, run `calls` of the case, shut it down; its instruction total. */
+/** Start redis-server under callgrind, run `calls` of the case, stop it; its instruction total. */
 async function countRedis(testCase, calls) {
-  const port = await freePort()
-  const out = path.join(os.tmpdir(), `fg-redis-cost-${process.pid}-${port}`)
-  const child = spawn(
-    'valgrind',
-    [
-      '--tool=callgrind',
-      `--callgrind-out-file=${out}`,
-      'redis-server',
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-    ],
-    { stdio: 'ignore' },
-  )
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  const client = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 200 })
-  client.on('error', () => undefined) // refused while valgrind starts the server: retried below
+  const out = path.join(os.tmpdir(), `fg-redis-cost-${process.pid}-${Date.now()}`)
+  const redis = await startPrivateRedis({
+    readyTimeoutMs: 60_000,
+    runUnder: ['valgrind', '--tool=callgrind', `--callgrind-out-file=${out}`],
+  })
+  if (!redis) throw new Error('could not start redis-server under valgrind')
+  const client = new Redis({ port: redis.port, maxRetriesPerRequest: 0 })
   try {
-    for (let tries = 0; ; tries++) {
-      try {
-        await client.connect()
-        await client.ping()
-        break
-      } catch (error) {
-        if (tries > 150) throw error
-        client.disconnect()
-        await new Promise((r) => setTimeout(r, 200))
-      }
-    }
     const call = await testCase.prepare(client)
     for (let i = 0; i < calls; i++) await call()
-    await client.call('SHUTDOWN', 'NOSAVE').catch(() => undefined)
   } finally {
     client.disconnect()
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))])
-    if (child.exitCode === null) child.kill('SIGKILL')
+    await redis.stop() // SIGTERM: the server shuts down, and callgrind writes its count
   }
   try {
     const summary = /^summary: (\d+)/m.exec(readFileSync(out, 'utf8'))
