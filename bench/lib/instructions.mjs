@@ -27,6 +27,11 @@ function instructions(script, args) {
         process.execPath,
         '--single-threaded',
         '--predictable-gc-schedule',
+        // Fixed seeds: V8 picks its string hash seed at random in each process, and where keys collide in a Map
+        // decides how many keys a lookup compares; with a seed of its own each count would move by a hundred
+        // instructions or more from run to run.
+        '--hash-seed=1',
+        '--random-seed=1',
         script,
         ...args,
       ],

@@ -73,9 +73,20 @@ async function redisClient(options) {
 
 /**
  * Build and start one server on 127.0.0.1 (an ephemeral port). `limit` per 60 s per client address.
+ * `floodgateOptions` is merged into Floodgate's options, for instruction counts that take one piece of its
+ * work away (`{ "headers": false }`: no rate-limit headers); the timed suite never sets it.
  * Resolves with `{ port, close() }`.
  */
-export async function startServer({ framework, limiter, store, limit, prefix, redisOptions, metrics }) {
+export async function startServer({
+  framework,
+  limiter,
+  store,
+  limit,
+  prefix,
+  redisOptions,
+  metrics,
+  floodgateOptions: extra,
+}) {
   const windowMs = 60_000
   const clients = []
   const redis = async () => {
@@ -91,7 +102,7 @@ export async function startServer({ framework, limiter, store, limit, prefix, re
     const app = express()
     if (limiter === 'floodgate') {
       const { rateLimit } = await import('@floodgate/express')
-      app.use(rateLimit(await floodgateOptions(store, limit, prefix, redis, metrics)))
+      app.use(rateLimit(await floodgateOptions(store, limit, prefix, redis, metrics, extra)))
     } else if (limiter === 'peer') {
       const { rateLimit } = await import('express-rate-limit')
       const options = { windowMs, limit }
@@ -115,7 +126,7 @@ export async function startServer({ framework, limiter, store, limit, prefix, re
     const app = Fastify({ logger: false })
     if (limiter === 'floodgate') {
       const { rateLimit } = await import('@floodgate/fastify')
-      await app.register(rateLimit, await floodgateOptions(store, limit, prefix, redis, metrics))
+      await app.register(rateLimit, await floodgateOptions(store, limit, prefix, redis, metrics, extra))
     } else if (limiter === 'peer') {
       const { default: fastifyRateLimit } = await import('@fastify/rate-limit')
       const options = { max: limit, timeWindow: windowMs }
@@ -131,7 +142,7 @@ export async function startServer({ framework, limiter, store, limit, prefix, re
     const app = new Koa()
     if (limiter === 'floodgate') {
       const { rateLimit } = await import('@floodgate/koa')
-      app.use(rateLimit(await floodgateOptions(store, limit, prefix, redis, metrics)))
+      app.use(rateLimit(await floodgateOptions(store, limit, prefix, redis, metrics, extra)))
     } else if (limiter === 'peer') {
       const { default: ratelimit } = await import('koa-ratelimit')
       app.use(
@@ -169,7 +180,7 @@ export async function startServer({ framework, limiter, store, limit, prefix, re
   }
 }
 
-async function floodgateOptions(store, limit, prefix, redis, metrics) {
+async function floodgateOptions(store, limit, prefix, redis, metrics, extra) {
   const options = { limit, window: '1m' }
   const sink = metrics ? await metricsSink(metrics) : undefined
   if (sink) options.metrics = sink
@@ -177,5 +188,5 @@ async function floodgateOptions(store, limit, prefix, redis, metrics) {
     const { RedisStore } = await import('@floodgate/redis')
     options.store = new RedisStore({ client: await redis(), prefix, ...(sink ? { metrics: sink } : {}) })
   }
-  return options
+  return { ...options, ...extra }
 }
