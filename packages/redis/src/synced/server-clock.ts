@@ -8,40 +8,50 @@ const SAMPLES = 16
  * are apart, to within half its round trip. The first measurement is adopted at once; after that, the one with
  * the fastest round trip of every 16. Never runs backwards (a window must not start twice).
  */
-export class ServerClock {
-  private offset = 0
-  private measured = false
-  private bestRtt = Number.POSITIVE_INFINITY
-  private bestOffset = 0
-  private samples = 0
-  private last = Number.NEGATIVE_INFINITY
-
-  constructor(private readonly local: Clock) {}
-
+export interface ServerClock {
   /** The Redis server's time, as this process estimates it, in ms. */
-  now(): number {
-    const t = this.local() + this.offset
-    if (t > this.last) this.last = t
-    return this.last
-  }
-
+  now(): number
   /** A call sent at local time `sentAt` and answered at `receivedAt` read `serverNow` on the server. */
-  observe(sentAt: number, receivedAt: number, serverNow: number): void {
-    const rtt = receivedAt - sentAt
-    // Whole ms: decisions then carry whole-ms waits, as with a local clock.
-    const offset = Math.round(serverNow - (sentAt + receivedAt) / 2)
-    if (!this.measured) {
-      this.measured = true
-      this.offset = offset
-      return
-    }
-    if (rtt < this.bestRtt) {
-      this.bestRtt = rtt
-      this.bestOffset = offset
-    }
-    if (++this.samples < SAMPLES) return
-    this.offset = this.bestOffset
-    this.samples = 0
-    this.bestRtt = Number.POSITIVE_INFINITY
+  observe(sentAt: number, receivedAt: number, serverNow: number): void
+}
+
+export function serverClock(local: Clock): ServerClock {
+  let offset = 0
+  let measured = false
+  let bestRtt = Number.POSITIVE_INFINITY
+  let bestOffset = 0
+  let samples = 0
+  // The last reading and the local time it was made from. Kept in the closure, a reading is handed out as it
+  // is: a number read from an object's field is copied into a new heap number on each read, and most readings
+  // repeat the one before (the local clock moves once a millisecond).
+  let readFrom = Number.NaN
+  let last = Number.NEGATIVE_INFINITY
+  return {
+    now() {
+      const t = local()
+      if (t === readFrom) return last
+      readFrom = t
+      if (t + offset > last) last = t + offset
+      return last
+    },
+    observe(sentAt, receivedAt, serverNow) {
+      const rtt = receivedAt - sentAt
+      // Whole ms: decisions then carry whole-ms waits, as with a local clock.
+      const measuredOffset = Math.round(serverNow - (sentAt + receivedAt) / 2)
+      readFrom = Number.NaN
+      if (!measured) {
+        measured = true
+        offset = measuredOffset
+        return
+      }
+      if (rtt < bestRtt) {
+        bestRtt = rtt
+        bestOffset = measuredOffset
+      }
+      if (++samples < SAMPLES) return
+      offset = bestOffset
+      samples = 0
+      bestRtt = Number.POSITIVE_INFINITY
+    },
   }
 }

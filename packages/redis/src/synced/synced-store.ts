@@ -12,7 +12,7 @@ import {
   unrefTimers,
 } from './options.js'
 import { Reachability } from './reachability.js'
-import { ServerClock } from './server-clock.js'
+import { type ServerClock, serverClock } from './server-clock.js'
 import { SyncLoop } from './sync-loop.js'
 import { emptyStats, type SyncStats } from './sync-stats.js'
 import { type SyncedDecision, tagged } from './synced-decision.js'
@@ -57,7 +57,7 @@ export class SyncedStore implements Store {
     this.offline = o.offline
     this.keys = new KeyTable(o.store, o.maxKeys)
     const local = (o.clock as (() => number) | undefined) ?? cachedClock()
-    this.serverClock = new ServerClock(local)
+    this.serverClock = serverClock(local)
     const runner = new ScriptRunner(this.store.client, this.store.timeoutMs)
     this.reach = new Reachability(runner, this.store, o.onError)
     this.fleet = fleetOf(this.store.prefix, o.processes, this.syncEveryMs)
@@ -108,11 +108,22 @@ export class SyncedStore implements Store {
     cost: number,
     now?: number,
   ): SyncedDecision | Promise<SyncedDecision> {
-    // The common case first: a key this process holds and has read.
+    // The common case first: a key this process holds and has read. It creates no closure, so a call allocates
+    // no context for one (the closures of the other cases would make every call allocate it).
     const known = this.closed ? undefined : this.keys.find(algorithm, key)
     if (known !== undefined && known.readAt !== Number.NEGATIVE_INFINITY) {
       return this.decider.decide(known, cost, now, this.reach.online())
     }
+    return this.consumeSlowly(algorithm, key, cost, now)
+  }
+
+  /** A key this process does not hold or has not read yet, or a closed store. */
+  private consumeSlowly(
+    algorithm: Algorithm,
+    key: string,
+    cost: number,
+    now: number | undefined,
+  ): SyncedDecision | Promise<SyncedDecision> {
     if (this.closed) return this.store.consume(algorithm, key, cost, now) as Promise<SyncedDecision>
     const entry = this.keys.entry(algorithm, key)
     if (entry instanceof Promise) return entry.then(() => this.consume(algorithm, key, cost, now))
