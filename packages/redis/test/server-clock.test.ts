@@ -6,7 +6,10 @@ describe('the server clock a SyncedStore decides on', () => {
   const setup = (start = 1_000_000) => {
     let local = start
     const clock = serverClock(() => local)
-    return { clock, move: (to: number) => void (local = to) }
+    const move = (to: number) => {
+      local = to
+    }
+    return { clock, move }
   }
 
   it('adopts the first measurement at once, to within half its round trip, in whole ms', () => {
