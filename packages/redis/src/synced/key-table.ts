@@ -1,6 +1,6 @@
 import type { Algorithm } from '@floodgate/core'
 import type { RedisStore } from '../store.js'
-import { SyncedKey } from './synced-key.js'
+import { KEY_NUMBERS, SyncedKey } from './synced-key.js'
 import { ViewSlab } from './view-slab.js'
 import { windowKindOf } from './window-kinds.js'
 
@@ -63,7 +63,7 @@ export class KeyTable {
     let slab = this.slabs.get(algorithm.id)
     if (!table || !slab) {
       table = new Map()
-      slab = new ViewSlab(kind.stateSize)
+      slab = new ViewSlab(kind.stateSize + KEY_NUMBERS)
       this.tables.set(algorithm.id, table)
       this.slabs.set(algorithm.id, slab)
     }

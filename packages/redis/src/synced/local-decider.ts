@@ -37,24 +37,21 @@ export interface LocalDeciderParts {
 export class LocalDecider {
   constructor(private readonly parts: LocalDeciderParts) {}
 
-  /** Decide from what `entry` knows; `online`: Redis is reachable and the key was read recently. */
+  /**
+   * Decide from what `entry` knows; `online`: Redis is reachable and the key was read recently. `t` is the
+   * decision time (`parts.time(now)` unless the caller has it already).
+   */
   decide(
     entry: SyncedKey,
     cost: number,
     now: number | undefined,
     online: boolean,
+    t = this.parts.time(now),
   ): SyncedDecision | Promise<SyncedDecision> {
     const { algorithm } = entry
     const { parts } = this
-    const t = parts.time(now)
     if (!entry.queued) parts.loop.enqueue(entry)
-    if (
-      cost <= entry.budget &&
-      t >= entry.budgetStart &&
-      t < entry.budgetEnd &&
-      online === entry.budgetOnline &&
-      entry.budgetProcesses === parts.fleet.processes
-    ) {
+    if (entry.covers(cost, t, online, parts.fleet.processes)) {
       // The allowance, as last computed in this window, still covers it.
       const decision = algorithm.consume(entry.slab.data, entry.at, t, cost)
       if (decision.allowed) entry.admittedInBudget(cost)

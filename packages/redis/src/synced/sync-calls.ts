@@ -84,7 +84,7 @@ export function landCall(
       call.entries.forEach((entry, i) => {
         if (entry.detached) return
         reply.read(i, entry.known)
-        entry.synced(timing.receivedAt)
+        entry.synced()
       })
     } catch (error) {
       failure = new CallFailure(error, false, false)

@@ -4,6 +4,18 @@ import { WindowDeltas } from './window-deltas.js'
 import type { WindowKind } from './window-kinds.js'
 
 /**
+ * The numbers a decision reads besides the view, kept in the slab right after it (offsets from the view's
+ * end): one place in memory for a decision to read, where fields of the key holding times would each be a
+ * number of its own elsewhere in the heap. See {@link SyncedKey.budget}.
+ */
+const BUDGET = 0
+const BUDGET_START = 1
+const BUDGET_END = 2
+const PENDING_START = 3
+/** How many numbers a key keeps in the slab after its view. */
+export const KEY_NUMBERS = 4
+
+/**
  * One key of one algorithm as a process sees it.
  *
  * - `known`: the key's state in Redis as last read, plus what this process admitted through Redis since.
@@ -17,43 +29,38 @@ import type { WindowKind } from './window-kinds.js'
  * - `sinceSend`: units admitted locally since the sync in flight was sent (not in what it reads back).
  */
 export class SyncedKey {
-  readonly known: Float64Array
-  /** Where its view is in `slab.data`. */
+  // The fields a decision reads come first, so that they share the fewest cache lines.
+  /** Where its view is in `slab.data`; its budget's numbers follow it there, from `numbersAt`. */
   readonly at: number
-  pendingStart = Number.NaN
+  readonly numbersAt: number
+  /**
+   * Whether a read has landed: until then, decisions wait for one. A key used again after a pause is decided
+   * from its last read (at most one allowance, as always) and read again at the next sync; waiting for a read
+   * there would make a busy process slower the busier it gets.
+   */
+  wasRead = false
+  /** Whether it is queued for the next sync. */
+  queued = false
+  budgetOnline = true
+  budgetProcesses = 0
   pendingUnits = 0
-  readonly pendingBefore = new WindowDeltas()
+  unacked = 0
   inflight: WindowDeltas | undefined
+  readonly known: Float64Array
+  readonly pendingBefore = new WindowDeltas()
   /** What a sync carries (reused: a key is in one sync at a time). */
   private readonly outgoing = new WindowDeltas()
-  /** When (local clock) the last read landed; -Infinity before the first. */
-  readAt = Number.NEGATIVE_INFINITY
-  unacked = 0
   unackedStart = Number.NaN
   sinceSend = 0
   sinceSendStart = Number.NaN
   /** Its Redis Cluster slot, once asked for. */
   slot: number | undefined
-  /** Whether it is queued for the next sync. */
-  queued = false
   /** Whether it is about to be read on its own (a new key). */
   reading = false
   /** Requests waiting for the key's first read. */
   waiters: (() => void)[] | undefined
   /** Set when the key was reset or forgotten: a reply still in flight no longer applies to it. */
   detached = false
-  /**
-   * What the allowance still covers, as last computed, for decisions in the window [budgetStart, budgetEnd)
-   * made online (`budgetOnline`) with `budgetProcesses` processes: a lower bound of the allowance left (it only
-   * grows with time within a window), so a request it covers may be admitted at once; one it does not is
-   * decided the long way. Anything that changes what the allowance is computed from resets it.
-   */
-  budget = 0
-  budgetStart = Number.NaN
-  budgetEnd = Number.NaN
-  budgetOnline = true
-  budgetProcesses = 0
-
   constructor(
     readonly key: string,
     readonly rkey: string,
@@ -63,6 +70,58 @@ export class SyncedKey {
   ) {
     this.known = new Float64Array(kind.stateSize)
     this.at = slab.allocate()
+    this.numbersAt = this.at + kind.stateSize
+    const numbers = slab.data
+    numbers[this.numbersAt + BUDGET_START] = Number.NaN
+    numbers[this.numbersAt + BUDGET_END] = Number.NaN
+    numbers[this.numbersAt + PENDING_START] = Number.NaN
+  }
+
+  /**
+   * What the allowance still covers, as last computed, for decisions in the window [budgetStart, budgetEnd)
+   * made online (`budgetOnline`) with `budgetProcesses` processes: a lower bound of the allowance left (it only
+   * grows with time within a window), so a request it covers may be admitted at once; one it does not is
+   * decided the long way. Anything that changes what the allowance is computed from resets it.
+   */
+  get budget(): number {
+    return this.slab.data[this.numbersAt + BUDGET]!
+  }
+
+  get budgetStart(): number {
+    return this.slab.data[this.numbersAt + BUDGET_START]!
+  }
+
+  private set budgetStart(start: number) {
+    this.slab.data[this.numbersAt + BUDGET_START] = start
+  }
+
+  get budgetEnd(): number {
+    return this.slab.data[this.numbersAt + BUDGET_END]!
+  }
+
+  /** The window of the latest pending units (`pendingUnits`); older ones are in `pendingBefore`. */
+  get pendingStart(): number {
+    return this.slab.data[this.numbersAt + PENDING_START]!
+  }
+
+  private set pendingStart(start: number) {
+    this.slab.data[this.numbersAt + PENDING_START] = start
+  }
+
+  /**
+   * Whether a request of `cost` at time `t`, decided `online` with `processes` processes, is covered by the
+   * budget: the common case, read from one place.
+   */
+  covers(cost: number, t: number, online: boolean, processes: number): boolean {
+    const numbers = this.slab.data
+    const at = this.numbersAt
+    return (
+      cost <= numbers[at + BUDGET]! &&
+      t >= numbers[at + BUDGET_START]! &&
+      t < numbers[at + BUDGET_END]! &&
+      online === this.budgetOnline &&
+      processes === this.budgetProcesses
+    )
   }
 
   get windowMs(): number {
@@ -85,18 +144,21 @@ export class SyncedKey {
       this.unackedStart = start
       this.unacked = 0
     }
-    this.budget = amount
-    this.budgetStart = start
-    this.budgetEnd = start + this.windowMs
+    const numbers = this.slab.data
+    numbers[this.numbersAt + BUDGET] = amount
+    numbers[this.numbersAt + BUDGET_START] = start
+    numbers[this.numbersAt + BUDGET_END] = start + this.windowMs
     this.budgetOnline = online
     this.budgetProcesses = processes
   }
 
   /** `amount` units admitted locally within the budget (its window is current): the common case, kept short. */
   admittedInBudget(amount: number): void {
-    const start = this.budgetStart
-    this.budget -= amount
-    if (this.pendingStart === start) this.pendingUnits += amount
+    const numbers = this.slab.data
+    const at = this.numbersAt
+    const start = numbers[at + BUDGET_START]!
+    numbers[at + BUDGET] = numbers[at + BUDGET]! - amount
+    if (numbers[at + PENDING_START] === start) this.pendingUnits += amount
     else this.addPending(start, amount)
     this.unacked += amount // setBudget made the budget's window the unacknowledged one
     if (this.inflight) {
@@ -109,7 +171,8 @@ export class SyncedKey {
   }
 
   private count(start: number, amount: number): void {
-    if (amount > 0 && start === this.budgetStart) this.budget -= amount
+    const numbers = this.slab.data
+    if (amount > 0 && start === this.budgetStart) numbers[this.numbersAt + BUDGET] = this.budget - amount
     else this.budgetStart = Number.NaN
     this.addPending(start, amount)
     if (this.unackedStart !== start) {
@@ -175,13 +238,12 @@ export class SyncedKey {
   }
 
   /**
-   * The sync in flight read the key's state back (`known` holds it now), landing at `at` (local clock): it now
-   * knows what Redis holds.
+   * The sync in flight read the key's state back (`known` holds it now): it now knows what Redis holds.
    */
-  synced(at: number): void {
+  synced(): void {
     this.budgetStart = Number.NaN
     this.inflight = undefined
-    this.readAt = at
+    this.wasRead = true
     this.unacked = this.sinceSend
     this.unackedStart = this.sinceSendStart
     this.rebuildView()

@@ -110,9 +110,19 @@ export class SyncedStore implements Store {
   ): SyncedDecision | Promise<SyncedDecision> {
     // The common case first: a key this process holds and has read. It creates no closure, so a call allocates
     // no context for one (the closures of the other cases would make every call allocate it).
-    const known = this.closed ? undefined : this.keys.find(algorithm, key)
-    if (known !== undefined && known.readAt !== Number.NEGATIVE_INFINITY) {
-      return this.decider.decide(known, cost, now, this.reach.online())
+    const entry = this.closed ? undefined : this.keys.find(algorithm, key)
+    if (entry?.wasRead) {
+      const online = this.reach.online()
+      const t = now === undefined ? this.serverClock.now() : this.timeOf(now)
+      if (online && entry.queued && entry.covers(cost, t, true, this.fleet.processes)) {
+        // Redis is reachable, the key is queued for the next sync, and its allowance, as last computed in
+        // this window, covers the request: counted here, the whole decision in this function.
+        const decision = algorithm.consume(entry.slab.data, entry.at, t, cost)
+        if (decision.allowed) entry.admittedInBudget(cost)
+        this.counters.local++
+        return decision
+      }
+      return this.decider.decide(entry, cost, now, online, t)
     }
     return this.consumeSlowly(algorithm, key, cost, now)
   }
@@ -128,13 +138,13 @@ export class SyncedStore implements Store {
     const entry = this.keys.entry(algorithm, key)
     if (entry instanceof Promise) return entry.then(() => this.consume(algorithm, key, cost, now))
     const online = this.reach.online()
-    if (!online || this.wasRead(entry)) return this.decider.decide(entry, cost, now, online)
+    if (!online || entry.wasRead) return this.decider.decide(entry, cost, now, online)
     this.counters.waited++
     return this.loop.read(entry).then(() =>
       // A key reset or forgotten meanwhile starts over.
       entry.detached
         ? this.consume(algorithm, key, cost, now)
-        : this.decider.decide(entry, cost, now, this.reach.online() && this.wasRead(entry)),
+        : this.decider.decide(entry, cost, now, this.reach.online() && entry.wasRead),
     )
   }
 
@@ -163,10 +173,10 @@ export class SyncedStore implements Store {
     if (entry instanceof Promise) return entry.then(() => this.peek(algorithm, key, cost, now))
     const decide = () => {
       this.loop.enqueue(entry)
-      const source = this.wasRead(entry) && this.reach.online() ? 'local' : 'offline'
+      const source = entry.wasRead && this.reach.online() ? 'local' : 'offline'
       return tagged(algorithm.peek(entry.slab.data, entry.at, this.timeOf(now), cost), source)
     }
-    if (this.wasRead(entry) || !this.reach.online()) return decide()
+    if (entry.wasRead || !this.reach.online()) return decide()
     this.counters.waited++
     return this.loop
       .read(entry)
@@ -207,15 +217,6 @@ export class SyncedStore implements Store {
     return this.loop.sync()
   }
 
-  /**
-   * Whether `entry` may be decided from what it knows: it has been read once. A key used again after a pause is
-   * decided from its last read (at most one allowance, as always) and read again at the next sync; waiting for
-   * a read there would make a busy process slower the busier it gets.
-   */
-  private wasRead(entry: SyncedKey): boolean {
-    return entry.readAt !== Number.NEGATIVE_INFINITY
-  }
-
   /** The decision time: the limiter's when it passes one, else the Redis server's clock as estimated here. */
   private timeOf(now: number | undefined): number {
     if (now === undefined) return this.serverClock.now()
@@ -229,7 +230,7 @@ export class SyncedStore implements Store {
     const entries: SyncedKey[] = []
     for (const item of items) {
       const entry = this.keys.entry(item.algorithm, item.key)
-      if (entry instanceof Promise || !this.wasRead(entry) || entries.includes(entry)) return undefined
+      if (entry instanceof Promise || !entry.wasRead || entries.includes(entry)) return undefined
       entries.push(entry)
     }
     return this.decider.consumeAll(entries, items, this.timeOf(now))

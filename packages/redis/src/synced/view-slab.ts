@@ -1,7 +1,7 @@
 /**
  * The views of every key of one algorithm in one flat buffer, `width` numbers each (as the MemoryStore keeps its
- * states): a decision reads and writes one place, and keys used together sit together. Slots of forgotten keys
- * are reused.
+ * states; a key's budget follows its view there): a decision reads and writes one place, and keys used together
+ * sit together. Slots of forgotten keys are reused.
  */
 export class ViewSlab {
   data: Float64Array
