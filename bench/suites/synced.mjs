@@ -11,7 +11,10 @@
 //   - overshoot: four processes on one key, a burst of 250 concurrent requests each at a limit of 100, and a
 //     steady demand of four times the limit over several windows, with exactWithin 0 and 0.1; every window's
 //     admitted total against the stated bound (computed from the run's measured sync gap and admission rate).
-// Each throughput measurement runs in a fresh child process; rounds interleave the stores. Writes
+// Throughput is measured two ways, each round in fresh child processes: the three stores side by side in one
+// process, taking turns in short slices in a rotating order (the goal is judged on this: the stores share the
+// process's heap, its JIT and whatever the machine is doing at that moment, as they would in one app), and each
+// store alone in a process of its own, rounds interleaving the stores. Writes
 // bench/results/synced.md and bench/results/synced.json. Imports the built packages: build first
 // (`npx turbo run build`, or `cd packages/redis && npx tsup`).
 //
@@ -28,6 +31,7 @@ import { startPrivateRedis } from '../lib/redis-server.mjs'
 import { writeResults } from '../lib/results.mjs'
 import { summarize } from '../lib/stats.mjs'
 import { countSynced } from './synced/count.mjs'
+import { decider, throughput } from './synced/loop.mjs'
 
 const SELF = fileURLToPath(import.meta.url)
 const args = parseArgs()
@@ -40,6 +44,8 @@ const CONFIG = {
   keySets: [1, 1000],
   inFlight: [1, 256],
   syncEvery: 50,
+  /** The stores side by side in one process: slices per measurement, and their length (ms) for each store. */
+  together: { slices: quick ? 4 : 40, sliceMs: 20, redisSliceMs: 5 },
   client: { enableAutoPipelining: true },
   throughput: { limit: 1e9, windowMs: 3_600_000 },
   fleet: {
@@ -76,36 +82,6 @@ async function makeStore(id, redis, prefix) {
   return new SyncedStore({ store, syncEvery: CONFIG.syncEvery })
 }
 
-/** Every this many calls, a worker yields to the event loop, as a server does between requests. */
-const YIELD_EVERY = 256
-const yieldToLoop = () => new Promise((resolve) => setImmediate(resolve))
-
-/**
- * Keep `inFlight` calls going over `keys` for about `ms`; the deadline is checked by the callers themselves. Every
- * store's loop yields to the event loop now and then, so timers (the SyncedStore's syncs, the MemoryStore's clock)
- * and replies run as they would in a server: a loop of stores answering from memory would otherwise starve them.
- */
-async function throughput(decide, keys, inFlight, ms) {
-  let i = 0
-  let calls = 0
-  let running = true
-  const start = process.hrtime.bigint()
-  const deadline = start + BigInt(Math.round(ms * 1e6))
-  const cpu0 = process.cpuUsage()
-  const worker = async () => {
-    while (running) {
-      await decide(keys[i++ % keys.length])
-      if ((++calls & 63) === 0 && process.hrtime.bigint() >= deadline) running = false
-      if (calls % YIELD_EVERY === 0) await yieldToLoop()
-    }
-  }
-  await Promise.all(Array.from({ length: inFlight }, worker))
-  const elapsedMs = Number(process.hrtime.bigint() - start) / 1e6
-  const cpu = process.cpuUsage(cpu0)
-  const cpuSeconds = (cpu.user + cpu.system) / 1e6
-  return { perSecond: calls / (elapsedMs / 1000), perCpuSecond: calls / cpuSeconds, calls, elapsedMs }
-}
-
 /** The scripts Redis ran so far, and the server time (µs) they took (`INFO commandstats`). */
 async function commandCalls(redis) {
   const info = await redis.info('commandstats')
@@ -129,8 +105,8 @@ async function throughputChild() {
   const result = {}
   for (const size of CONFIG.keySets) {
     const store = await makeStore(args.child, redis, `${args.prefix}:${args.child}:${size}`)
-    const keys = Array.from({ length: size }, (_, i) => `api{198.51.${(i >> 8) & 255}.${i & 255}}`)
-    const decide = async (key) => (await store.consume(algorithm, key, 1)).allowed
+    const keys = keysOf(size)
+    const decide = decider(store, algorithm)
     await Promise.all(keys.map(decide)) // every key known (read once, in one sync) before measuring
     result[size] = {}
     for (const inFlight of CONFIG.inFlight) {
@@ -154,6 +130,110 @@ async function throughputChild() {
       }
     }
     await store.close()
+  }
+  redis.disconnect()
+  sendResult(result)
+}
+
+const keysOf = (size) => Array.from({ length: size }, (_, i) => `api{198.51.${(i >> 8) & 255}.${i & 255}}`)
+
+/**
+ * Timers that run only in the time a SyncedStore is given: a sync falls due after `syncEvery` of the store's own
+ * slices and runs at the store's next yield, so that in one process its syncs are paid in its own slices, as
+ * alone in a process they would be, and not in the other stores'.
+ */
+function sliceTimers() {
+  let clock = 0
+  let pending
+  return {
+    timers: {
+      setTimeout(callback, ms) {
+        pending = { callback, due: clock + ms }
+        return pending
+      },
+      clearTimeout(handle) {
+        if (handle === pending) pending = undefined
+      },
+    },
+    /** The store's slices have run `ms` more. */
+    advance(ms) {
+      clock += ms
+    },
+    /** Run a sync that has fallen due. */
+    fire() {
+      if (pending && clock >= pending.due) {
+        const { callback } = pending
+        pending = undefined
+        callback()
+      }
+    },
+  }
+}
+
+/**
+ * The three stores in one process, taking turns: for each key set and number of calls in flight, every store
+ * is warmed up, then runs `slices` slices of `sliceMs` in a rotating order; its rate is its calls over the wall
+ * time of its own slices. Each store has its own algorithm instance (the same options), so that no JIT feedback
+ * is shared between them.
+ */
+async function togetherChild() {
+  const port = Number(args.port)
+  const redis = await client(port)
+  const core = await import('@floodgate/core')
+  const { RedisStore, SyncedStore } = await import('@floodgate/redis')
+  const { limit, windowMs } = CONFIG.throughput
+  const result = {}
+  for (const size of CONFIG.keySets) {
+    const keys = keysOf(size)
+    const loops = Object.fromEntries(
+      await Promise.all(IDS.map(async (id) => [id, await import(`./synced/loop.mjs?${id}`)])),
+    )
+    const contenders = IDS.map((id) => {
+      const algorithm = core.slidingWindowCounter({ limit, window: windowMs })
+      const prefix = `${args.prefix}:together:${id}:${size}`
+      const clock = id === 'synced' ? sliceTimers() : undefined
+      const redisStore =
+        id === 'memory' ? undefined : new RedisStore({ client: redis, prefix, timeoutMs: 5000 })
+      const store =
+        id === 'memory'
+          ? new core.MemoryStore()
+          : id === 'redis'
+            ? redisStore
+            : new SyncedStore({ store: redisStore, syncEvery: CONFIG.syncEvery, timers: clock.timers })
+      return {
+        id,
+        store,
+        decide: loops[id].decider(store, algorithm),
+        throughput: loops[id].throughput,
+        clock,
+      }
+    })
+    for (const c of contenders) await Promise.all(keys.map(c.decide)) // every key known (read once) first
+    result[size] = {}
+    for (const inFlight of CONFIG.inFlight) {
+      const run = async (c, ms) => {
+        const r = await c.throughput(c.decide, keys, inFlight, ms, c.clock && (() => c.clock.fire()))
+        c.clock?.advance(r.elapsedMs)
+        return r
+      }
+      for (const c of contenders) await run(c, CONFIG.warmupMs)
+      const totals = Object.fromEntries(IDS.map((id) => [id, { calls: 0, ms: 0 }]))
+      for (let slice = 0; slice < CONFIG.together.slices; slice++) {
+        for (let j = 0; j < contenders.length; j++) {
+          const c = contenders[(j + slice) % contenders.length]
+          const r = await run(c, c.id === 'redis' ? CONFIG.together.redisSliceMs : CONFIG.together.sliceMs)
+          totals[c.id].calls += r.calls
+          totals[c.id].ms += r.elapsedMs
+        }
+      }
+      result[size][inFlight] = Object.fromEntries(
+        IDS.map((id) => [
+          id,
+          { perSecond: totals[id].calls / (totals[id].ms / 1000), calls: totals[id].calls },
+        ]),
+      )
+    }
+    for (const c of contenders) await c.store.close?.()
   }
   redis.disconnect()
   sendResult(result)
@@ -357,6 +437,37 @@ async function main() {
         )
       }
     }
+    // The stores side by side in one process, a fresh process each round.
+    const together = Object.fromEntries(
+      IDS.map((id) => [
+        id,
+        Object.fromEntries(
+          CONFIG.keySets.map((size) => [size, Object.fromEntries(CONFIG.inFlight.map((n) => [n, []]))]),
+        ),
+      ]),
+    )
+    for (let round = 0; round < CONFIG.rounds; round++) {
+      const result = await runNode(
+        SELF,
+        ['--together', '--port', String(redis.port), '--prefix', `${PREFIX}:${round}`, ...passOn()],
+        { timeoutMs: 180_000 },
+      )
+      for (const size of CONFIG.keySets) {
+        for (const n of CONFIG.inFlight) {
+          for (const id of IDS) together[id][size][n].push(result[size][n][id].perSecond)
+        }
+      }
+      process.stderr.write(
+        `round ${round + 1} together ${CONFIG.keySets
+          .flatMap((size) =>
+            CONFIG.inFlight.map(
+              (n) =>
+                `${size} key(s) x ${n}: synced/memory ${fmtRatio(result[size][n].synced.perSecond / result[size][n].memory.perSecond)}`,
+            ),
+          )
+          .join('  ')}\n`,
+      )
+    }
     const fleet = []
     fleet.push(
       await fleetRun(
@@ -376,13 +487,13 @@ async function main() {
       process.stderr.write(`fleet exactWithin ${exactWithin}: ${JSON.stringify(fleet.at(-1))}\n`)
     }
     const instructions = args.instructions ? await countSynced({ keySets: CONFIG.keySets }) : undefined
-    report({ samples, extra, fleet, instructions, started })
+    report({ samples, extra, together, fleet, instructions, started })
   } finally {
     await redis.stop()
   }
 }
 
-function report({ samples, extra, fleet, instructions, started }) {
+function report({ samples, extra, together, fleet, instructions, started }) {
   const stats = {}
   for (const id of IDS) {
     stats[id] = {}
@@ -396,11 +507,11 @@ function report({ samples, extra, fleet, instructions, started }) {
   const ratio = (id, size, n) => stats[id][size][n].median / stats.memory[size][n].median
   const cpuRatio = (id, size, n) =>
     extraMedian(id, size, n, 'perCpuSecond') / extraMedian('memory', size, n, 'perCpuSecond')
-  // The fastest round of each store: other work on the machine only ever slows a round down (on this shared
-  // 2-core machine a process can run 1.6x slower for seconds at a time, whichever store it measures), so the
-  // fastest round is the closest to what the code itself costs (the reasoning of Python's timeit).
-  const best = (id, size, n) => Math.max(...samples[id][size][n])
-  const bestRatio = (id, size, n) => best(id, size, n) / best('memory', size, n)
+  // Side by side in one process: the median over rounds of each store's rate, and of its ratio to the
+  // MemoryStore's in the same round.
+  const togetherStats = (id, size, n) => summarize(together[id][size][n])
+  const togetherRatio = (id, size, n) =>
+    median(together[id][size][n].map((v, round) => v / together.memory[size][n][round]))
   const rows = []
   for (const size of CONFIG.keySets) {
     for (const id of IDS) {
@@ -408,7 +519,7 @@ function report({ samples, extra, fleet, instructions, started }) {
         `${CONTENDERS[id]}, ${size === 1 ? '1 key' : `${size.toLocaleString('en')} keys`}`,
         ...CONFIG.inFlight.flatMap((n) => [
           `${fmtCount(stats[id][size][n].median)}/s ${fmtSpread(stats[id][size][n].spread)}`,
-          `${fmtRatio(ratio(id, size, n))} / ${fmtRatio(bestRatio(id, size, n))}`,
+          fmtRatio(ratio(id, size, n)),
           fmtRatio(cpuRatio(id, size, n)),
         ]),
         CONFIG.inFlight
@@ -426,8 +537,17 @@ function report({ samples, extra, fleet, instructions, started }) {
     }
   }
   const syncedRatios = CONFIG.keySets.flatMap((size) => CONFIG.inFlight.map((n) => ratio('synced', size, n)))
-  const syncedBestRatios = CONFIG.keySets.flatMap((size) =>
-    CONFIG.inFlight.map((n) => bestRatio('synced', size, n)),
+  const syncedTogetherRatios = CONFIG.keySets.flatMap((size) =>
+    CONFIG.inFlight.map((n) => togetherRatio('synced', size, n)),
+  )
+  const togetherRows = CONFIG.keySets.flatMap((size) =>
+    IDS.map((id) => [
+      `${CONTENDERS[id]}, ${size === 1 ? '1 key' : `${size.toLocaleString('en')} keys`}`,
+      ...CONFIG.inFlight.flatMap((n) => [
+        `${fmtCount(togetherStats(id, size, n).median)}/s ${fmtSpread(togetherStats(id, size, n).spread)}`,
+        fmtRatio(togetherRatio(id, size, n)),
+      ]),
+    ]),
   )
   const syncedCpuRatios = CONFIG.keySets.flatMap((size) =>
     CONFIG.inFlight.map((n) => cpuRatio('synced', size, n)),
@@ -436,9 +556,9 @@ function report({ samples, extra, fleet, instructions, started }) {
     CONFIG.inFlight.map((n) => extraMedian('synced', size, n, 'keySyncsPerKeyPerInterval')),
   )
   const goals = {
-    atLeast80PercentOfMemory: syncedBestRatios.every((r) => r >= 0.8),
-    lowestBestRatio: Math.min(...syncedBestRatios),
-    lowestRatio: Math.min(...syncedRatios),
+    atLeast80PercentOfMemory: syncedTogetherRatios.every((r) => r >= 0.8),
+    lowestRatio: Math.min(...syncedTogetherRatios),
+    lowestRatioAlone: Math.min(...syncedRatios),
     lowestCpuRatio: Math.min(...syncedCpuRatios),
     atMostOneRoundTripPerKeyPerInterval: roundTrips.every((r) => r <= 1.0001),
     mostRoundTripsPerKeyPerInterval: Math.max(...roundTrips),
@@ -459,16 +579,40 @@ function report({ samples, extra, fleet, instructions, started }) {
   const md = [
     '## Synced store: local counting, approximate global totals',
     '',
-    `Decisions per second of one process on a private redis-server, with 1 and with 256 requests in flight, on one key ` +
-      `(a global limit) and on 1,000 keys round robin, every call admitted (a sliding window counter with a quota ` +
-      `nobody reaches); each cell is the median of ${CONFIG.rounds} interleaved rounds of ${CONFIG.measureMs} ms ` +
-      `(± half the spread), each store in its own process, ioredis with \`${JSON.stringify(CONFIG.client)}\`. 1.0x = the ` +
-      'MemoryStore in the same row group and column, compared median to median and fastest round to fastest round: ' +
-      'work from elsewhere on the machine only slows a round down (a process here can run 1.6x slower for seconds at a ' +
-      'time, whichever store it measures), so the fastest rounds are the closest to what the code itself costs, and ' +
-      'the goal is judged on them; the instruction counts below are the cross-check that no noise moves. ' +
-      "*Per CPU-s* compares decisions per second of the process's own CPU " +
-      "time (steadier than wall time when other work shares the cores; the Redis server's time is counted apart). " +
+    `Decisions per second on a private redis-server, with 1 and with 256 requests in flight, on one key (a global ` +
+      `limit) and on 1,000 keys round robin, every call admitted (a sliding window counter with a quota nobody ` +
+      `reaches), ioredis with \`${JSON.stringify(CONFIG.client)}\`.`,
+    '',
+    '### Side by side in one process',
+    '',
+    `The three stores in one Node process, taking turns: each is warmed up, then they run ${CONFIG.together.slices} ` +
+      `slices each in a rotating order (${CONFIG.together.sliceMs} ms for the MemoryStore and the SyncedStore, ` +
+      `${CONFIG.together.redisSliceMs} ms for the RedisStore), and a store's rate is its calls over the time of its own ` +
+      'slices. They share the heap, the JIT and whatever else the machine does at that moment, as stores in one app ' +
+      "would; each has its own algorithm instance, so no JIT feedback is shared. The SyncedStore's syncs fall due " +
+      `after ${CONFIG.syncEvery} ms of its own slices and run in them, so it pays for them itself (the replies are read ` +
+      `whenever they arrive). Each cell is the median of ${CONFIG.rounds} rounds, each a fresh process (± half the ` +
+      "spread); 1.0x = the MemoryStore in the same round, the median of the rounds' ratios. **The goal is judged here.**",
+    '',
+    mdTable(
+      [
+        'store',
+        ...CONFIG.inFlight.flatMap((n) => [
+          { title: `${n} in flight`, align: 'right' },
+          { title: 'vs memory', align: 'right' },
+        ]),
+      ],
+      togetherRows,
+    ),
+    '',
+    '### Each store alone in its process',
+    '',
+    `Each store in a process of its own, ${CONFIG.rounds} rounds interleaving the stores, ${CONFIG.measureMs} ms ` +
+      "per measurement (± half the spread). A process here runs its store alone, so the MemoryStore's process has " +
+      'no Redis client, no socket and a smaller heap to collect; on this shared 2-core machine these rates also move ' +
+      'by tens of per cent from one process to the next. 1.0x = the MemoryStore in the same row group and column, ' +
+      "median to median. *Per CPU-s* compares decisions per second of the process's own CPU " +
+      "time (the Redis server's time is counted apart). " +
       '*Commands* are the EVALSHA/EVAL calls Redis counted per decision and *Redis µs* the server time they took ' +
       '(`INFO commandstats`); *key syncs* are how many times per `syncEvery` each key was sent. The last three columns ' +
       'give 1 / 256 in flight.',
@@ -478,7 +622,7 @@ function report({ samples, extra, fleet, instructions, started }) {
         'store',
         ...CONFIG.inFlight.flatMap((n) => [
           { title: `${n} in flight`, align: 'right' },
-          { title: 'vs memory: median / fastest rounds', align: 'right' },
+          { title: 'vs memory', align: 'right' },
           { title: 'per CPU-s vs memory', align: 'right' },
         ]),
         { title: 'commands per decision', align: 'right' },
@@ -541,7 +685,8 @@ function report({ samples, extra, fleet, instructions, started }) {
     ),
     '',
     `Goals: at least 0.8x the MemoryStore's decisions per second ${goals.atLeast80PercentOfMemory ? 'met' : 'NOT met'} ` +
-      `(lowest, fastest rounds: ${fmtRatio(goals.lowestBestRatio)}; medians: ${fmtRatio(goals.lowestRatio)}; per CPU-second: ${fmtRatio(goals.lowestCpuRatio)}); at most one round trip per key per syncEvery per process ` +
+      `side by side in one process (lowest: ${fmtRatio(goals.lowestRatio)}; each store alone in its process: ` +
+      `${fmtRatio(goals.lowestRatioAlone)}, per CPU-second ${fmtRatio(goals.lowestCpuRatio)}); at most one round trip per key per syncEvery per process ` +
       `${goals.atMostOneRoundTripPerKeyPerInterval ? 'met' : 'NOT met'} (most: ${goals.mostRoundTripsPerKeyPerInterval.toFixed(2)}); ` +
       `measured overshoot within the stated bound ${goals.overshootWithinBound ? 'met' : 'NOT met'}.`,
     '',
@@ -578,6 +723,26 @@ function report({ samples, extra, fleet, instructions, started }) {
         },
       ]),
     ),
+    together: Object.fromEntries(
+      IDS.map((id) => [
+        id,
+        Object.fromEntries(
+          CONFIG.keySets.map((size) => [
+            size,
+            Object.fromEntries(
+              CONFIG.inFlight.map((n) => [
+                n,
+                {
+                  ...togetherStats(id, size, n),
+                  samples: together[id][size][n],
+                  vsMemory: togetherRatio(id, size, n),
+                },
+              ]),
+            ),
+          ]),
+        ),
+      ]),
+    ),
     overshoot: fleet,
     ...(instructions && { instructionsPerDecision: instructions }),
     goals,
@@ -588,5 +753,6 @@ function report({ samples, extra, fleet, instructions, started }) {
 }
 
 if (args.child) await throughputChild()
+else if (args.together) await togetherChild()
 else if (args.fleet) await fleetChild()
 else await main()

@@ -251,6 +251,21 @@ describe('SyncedStore: allowances and exactness near the limit', () => {
     expect(next.filter((d) => d.allowed)).toHaveLength(18)
   })
 
+  it('a process joining shrinks the allowance of a key already counting fast: the budget of one process is not used for two', async () => {
+    const first = synced({ name: 'joining', processes: 'auto' }).store
+    await first.sync()
+    expect(first.processes).toBe(1)
+    // Alone: the allowance is the whole limit; 10 admitted, the key's budget made for one process.
+    for (let i = 0; i < 10; i++) expect((await first.consume(algorithm, 'k', 1, start)).allowed).toBe(true)
+    const second = synced({ name: 'joining', processes: 'auto' }).store
+    await second.sync()
+    await first.sync() // sends the 10 and counts the processes: 2
+    expect(first.processes).toBe(2)
+    // (100 - 10) / 2 = 45 for this process, not the 90 a budget for one process would leave.
+    const burst = await Promise.all(Array.from({ length: 60 }, () => first.consume(algorithm, 'k', 1, start)))
+    expect(burst.filter((d) => d.allowed)).toHaveLength(45)
+  })
+
   it('exactWithin: once the known total is within exactWithin x limit of it, Redis decides every admission', async () => {
     const { store } = synced({ name: 'exact', exactWithin: 0.2, processes: 1 })
     const decisions: SyncedDecision[] = []

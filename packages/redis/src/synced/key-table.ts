@@ -1,21 +1,22 @@
 import type { Algorithm } from '@floodgate/core'
 import type { RedisStore } from '../store.js'
-import { KEY_NUMBERS, SyncedKey } from './synced-key.js'
-import { ViewSlab } from './view-slab.js'
+import { KeySlab } from './key-slab.js'
+import { SyncedKey } from './synced-key.js'
 import { windowKindOf } from './window-kinds.js'
 
 /**
- * The keys one process holds, per algorithm (one map and one flat buffer of views per algorithm id, the last
- * algorithm asked for remembered), bounded by `maxKeys`: past it, a key with nothing left to send is forgotten
- * first. A key being reset gets no new entry until its reset in Redis has settled.
+ * The keys one process holds, per algorithm (one slab per algorithm id, the last algorithm asked for
+ * remembered), bounded by `maxKeys`: past it, a key with nothing left to send is forgotten first. A key being
+ * reset gets no new entry until its reset in Redis has settled.
  */
 export class KeyTable {
-  private readonly tables = new Map<string, Map<string, SyncedKey>>()
+  private readonly slabs = new Map<string, KeySlab>()
   /** The resets in flight, by Redis key: settled (never rejected) when done. */
   private readonly resets = new Map<string, Promise<void>>()
-  private readonly slabs = new Map<string, ViewSlab>()
   private lastAlgorithm: Algorithm | undefined
-  private lastTable: Map<string, SyncedKey> | undefined
+  private lastSlab: KeySlab | undefined
+  /** The number of processes decisions on a slab alone assume (see `KeySlab.processes`). */
+  private processes = 0
   size = 0
 
   constructor(
@@ -23,14 +24,25 @@ export class KeyTable {
     private readonly maxKeys: number,
   ) {}
 
+  /** The slab of `algorithm`'s keys, if this process holds any. */
+  slabOf(algorithm: Algorithm): KeySlab | undefined {
+    if (algorithm === this.lastAlgorithm) return this.lastSlab
+    const slab = this.slabs.get(algorithm.id)
+    if (!slab) return undefined
+    this.lastAlgorithm = algorithm
+    this.lastSlab = slab
+    return slab
+  }
+
+  /** Assume `processes` processes in every slab from now on (see `KeySlab.setProcesses`). */
+  setProcesses(processes: number): void {
+    this.processes = processes
+    for (const slab of this.slabs.values()) slab.setProcesses(processes)
+  }
+
   /** The key's entry, if this process holds it. */
   find(algorithm: Algorithm, key: string): SyncedKey | undefined {
-    if (algorithm === this.lastAlgorithm) return this.lastTable!.get(key)
-    const table = this.tables.get(algorithm.id)
-    if (!table) return undefined
-    this.lastAlgorithm = algorithm
-    this.lastTable = table
-    return table.get(key)
+    return this.slabOf(algorithm)?.find(key)
   }
 
   /** The key's entry, created when this process does not hold it yet; a promise while the key is being reset. */
@@ -59,17 +71,15 @@ export class KeyTable {
   /** A new entry for the key (its algorithm checked: a `RateLimitConfigError` for one it cannot count). */
   create(algorithm: Algorithm, key: string, rkey: string): SyncedKey {
     const kind = windowKindOf(algorithm)
-    let table = this.tables.get(algorithm.id)
     let slab = this.slabs.get(algorithm.id)
-    if (!table || !slab) {
-      table = new Map()
-      slab = new ViewSlab(kind.stateSize + KEY_NUMBERS)
-      this.tables.set(algorithm.id, table)
+    if (!slab) {
+      slab = new KeySlab(kind.stateSize)
+      slab.processes = this.processes
       this.slabs.set(algorithm.id, slab)
     }
     if (this.size >= this.maxKeys) this.evict()
     const entry = new SyncedKey(key, rkey, algorithm, kind, slab)
-    table.set(key, entry)
+    slab.add(entry)
     this.size++
     return entry
   }
@@ -82,10 +92,7 @@ export class KeyTable {
   /** Forget one key: a reply still in flight no longer applies to it, and requests waiting on it start over. */
   forget(entry: SyncedKey): void {
     entry.detached = true
-    if (this.tables.get(entry.algorithm.id)?.delete(entry.key)) {
-      this.size--
-      entry.slab.release(entry.at)
-    }
+    if (entry.slab.remove(entry)) this.size--
     const waiters = entry.waiters
     entry.waiters = undefined
     for (const resolve of waiters ?? []) resolve()
@@ -93,20 +100,19 @@ export class KeyTable {
 
   /** Forget every key. */
   clear(): void {
-    for (const table of this.tables.values()) for (const entry of table.values()) entry.detached = true
-    this.tables.clear()
+    for (const slab of this.slabs.values()) for (const entry of slab.values()) entry.detached = true
     this.slabs.clear()
     this.lastAlgorithm = undefined
-    this.lastTable = undefined
+    this.lastSlab = undefined
     this.size = 0
   }
 
   /** Forget one key, preferring one with nothing left to send (among the first few of each algorithm). */
   private evict(): void {
     let victim: SyncedKey | undefined
-    for (const table of this.tables.values()) {
+    for (const slab of this.slabs.values()) {
       let looked = 0
-      for (const entry of table.values()) {
+      for (const entry of slab.values()) {
         victim ??= entry
         if (entry.pendingEmpty && !entry.inflight && !entry.queued) {
           victim = entry

@@ -65,7 +65,7 @@ export class LocalDecider {
     const source = online ? 'local' : 'offline'
     const start = windowStart(t, entry.windowMs)
     const cap = allowanceOf(entry, t, start, this.allowanceParts(online))
-    entry.setBudget(start, cap - entry.unackedAt(start), online, parts.fleet.processes)
+    entry.setBudget(start, cap, online, parts.fleet.processes)
     if (entry.unackedAt(start) + cost <= cap) {
       const decision = algorithm.consume(entry.slab.data, entry.at, t, cost)
       if (decision.allowed) entry.admitted(start, cost)

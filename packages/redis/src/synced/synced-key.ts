@@ -1,19 +1,7 @@
 import type { Algorithm } from '@floodgate/core'
-import type { ViewSlab } from './view-slab.js'
+import { type KeySlab, NUMBER } from './key-slab.js'
 import { WindowDeltas } from './window-deltas.js'
 import type { WindowKind } from './window-kinds.js'
-
-/**
- * The numbers a decision reads besides the view, kept in the slab right after it (offsets from the view's
- * end): one place in memory for a decision to read, where fields of the key holding times would each be a
- * number of its own elsewhere in the heap. See {@link SyncedKey.budget}.
- */
-const BUDGET = 0
-const BUDGET_START = 1
-const BUDGET_END = 2
-const PENDING_START = 3
-/** How many numbers a key keeps in the slab after its view. */
-export const KEY_NUMBERS = 4
 
 /**
  * One key of one algorithm as a process sees it.
@@ -24,35 +12,35 @@ export const KEY_NUMBERS = 4
  *   units of the sync in flight.
  * - the view = known + inflight + pending: what local decisions run the algorithm on, at offset `at` of its
  *   algorithm's slab (`slab.data`).
- * - `unacked`: units admitted locally (less those given back) since the sync whose reply was read last was
- *   sent: what the allowance granted by that reply covers. Counted per window (`unackedStart`).
- * - `sinceSend`: units admitted locally since the sync in flight was sent (not in what it reads back).
+ * - unacknowledged units (`unackedAt`): those admitted locally (less those given back) that no reply has
+ *   acknowledged yet, the pending ones and those in flight: what the allowance granted by the last reply covers.
+ *
+ * A decision its budget covers is made on the slab alone (`decideCovered`); the numbers it needs are kept there
+ * (`NUMBER`) and set again after every change here (`refresh`).
  */
 export class SyncedKey {
-  // The fields a decision reads come first, so that they share the fewest cache lines.
-  /** Where its view is in `slab.data`; its budget's numbers follow it there, from `numbersAt`. */
+  /** Where its view is in `slab.data`; its numbers (see `NUMBER`) follow it there, from `numbersAt`. */
   readonly at: number
   readonly numbersAt: number
-  /**
-   * Whether a read has landed: until then, decisions wait for one. A key used again after a pause is decided
-   * from its last read (at most one allowance, as always) and read again at the next sync; waiting for a read
-   * there would make a busy process slower the busier it gets.
-   */
-  wasRead = false
-  /** Whether it is queued for the next sync. */
-  queued = false
-  budgetOnline = true
-  budgetProcesses = 0
-  pendingUnits = 0
-  unacked = 0
-  inflight: WindowDeltas | undefined
   readonly known: Float64Array
   readonly pendingBefore = new WindowDeltas()
+  /** The window of the latest pending units (`pendingUnits`; NaN: none); older ones are in `pendingBefore`. */
+  pendingStart = Number.NaN
   /** What a sync carries (reused: a key is in one sync at a time). */
   private readonly outgoing = new WindowDeltas()
-  unackedStart = Number.NaN
-  sinceSend = 0
-  sinceSendStart = Number.NaN
+  private isRead = false
+  private isQueued = false
+  private inflightDeltas: WindowDeltas | undefined
+  /**
+   * The budget: in the window starting at `budgetStart` (NaN: none), decided online or not (`budgetOnline`)
+   * with `budgetProcesses` processes, at most `budgetCap` units admitted locally may be unacknowledged (the
+   * allowance, as last computed: a lower bound of what it is later in the window, as it only grows with time
+   * there). A request within it may be admitted at once; one beyond it is decided the long way. Anything that
+   * changes what the allowance is computed from resets it.
+   */
+  private budgetCap = 0
+  budgetOnline = true
+  budgetProcesses = 0
   /** Its Redis Cluster slot, once asked for. */
   slot: number | undefined
   /** Whether it is about to be read on its own (a new key). */
@@ -61,143 +49,126 @@ export class SyncedKey {
   waiters: (() => void)[] | undefined
   /** Set when the key was reset or forgotten: a reply still in flight no longer applies to it. */
   detached = false
+
   constructor(
     readonly key: string,
     readonly rkey: string,
     readonly algorithm: Algorithm,
     readonly kind: WindowKind,
-    readonly slab: ViewSlab,
+    readonly slab: KeySlab,
   ) {
     this.known = new Float64Array(kind.stateSize)
     this.at = slab.allocate()
     this.numbersAt = this.at + kind.stateSize
-    const numbers = slab.data
-    numbers[this.numbersAt + BUDGET_START] = Number.NaN
-    numbers[this.numbersAt + BUDGET_END] = Number.NaN
-    numbers[this.numbersAt + PENDING_START] = Number.NaN
+    this.budgetStart = Number.NaN
+    this.refresh()
   }
 
   /**
-   * What the allowance still covers, as last computed, for decisions in the window [budgetStart, budgetEnd)
-   * made online (`budgetOnline`) with `budgetProcesses` processes: a lower bound of the allowance left (it only
-   * grows with time within a window), so a request it covers may be admitted at once; one it does not is
-   * decided the long way. Anything that changes what the allowance is computed from resets it.
+   * Whether a read has landed: until then, decisions wait for one. A key used again after a pause is decided
+   * from its last read (at most one allowance, as always) and read again at the next sync; waiting for a read
+   * there would make a busy process slower the busier it gets.
    */
-  get budget(): number {
-    return this.slab.data[this.numbersAt + BUDGET]!
+  get wasRead(): boolean {
+    return this.isRead
   }
 
-  get budgetStart(): number {
-    return this.slab.data[this.numbersAt + BUDGET_START]!
+  /** Whether it is queued for the next sync. */
+  get queued(): boolean {
+    return this.isQueued
   }
 
-  private set budgetStart(start: number) {
-    this.slab.data[this.numbersAt + BUDGET_START] = start
+  set queued(queued: boolean) {
+    this.isQueued = queued
+    this.refresh()
   }
 
-  get budgetEnd(): number {
-    return this.slab.data[this.numbersAt + BUDGET_END]!
-  }
-
-  /** The window of the latest pending units (`pendingUnits`); older ones are in `pendingBefore`. */
-  get pendingStart(): number {
-    return this.slab.data[this.numbersAt + PENDING_START]!
-  }
-
-  private set pendingStart(start: number) {
-    this.slab.data[this.numbersAt + PENDING_START] = start
-  }
-
-  /**
-   * Whether a request of `cost` at time `t`, decided `online` with `processes` processes, is covered by the
-   * budget: the common case, read from one place.
-   */
-  covers(cost: number, t: number, online: boolean, processes: number): boolean {
-    const numbers = this.slab.data
-    const at = this.numbersAt
-    return (
-      cost <= numbers[at + BUDGET]! &&
-      t >= numbers[at + BUDGET_START]! &&
-      t < numbers[at + BUDGET_END]! &&
-      online === this.budgetOnline &&
-      processes === this.budgetProcesses
-    )
+  /** The units of the sync in flight, if one is. */
+  get inflight(): WindowDeltas | undefined {
+    return this.inflightDeltas
   }
 
   get windowMs(): number {
     return this.algorithm.windowMs
   }
 
-  /** Units admitted locally at window `start` (the view already counts them). */
-  admitted(start: number, amount: number): void {
-    this.count(start, amount)
+  get budgetStart(): number {
+    return this.slab.data[this.numbersAt + NUMBER.START]!
   }
 
-  /** Units given back locally at window `start` (the view already lost them). */
-  refunded(start: number, amount: number): void {
-    this.count(start, -amount)
+  private set budgetStart(start: number) {
+    this.slab.data[this.numbersAt + NUMBER.START] = start
   }
 
-  /** `amount` units of allowance left in the window starting at `start` (see {@link budget}). */
-  setBudget(start: number, amount: number, online: boolean, processes: number): void {
-    if (this.unackedStart !== start) {
-      this.unackedStart = start
-      this.unacked = 0
-    }
-    const numbers = this.slab.data
-    numbers[this.numbersAt + BUDGET] = amount
-    numbers[this.numbersAt + BUDGET_START] = start
-    numbers[this.numbersAt + BUDGET_END] = start + this.windowMs
+  /** Pending units of the window `pendingStart`. */
+  get pendingUnits(): number {
+    return this.slab.data[this.numbersAt + NUMBER.PENDING]!
+  }
+
+  private set pendingUnits(units: number) {
+    this.slab.data[this.numbersAt + NUMBER.PENDING] = units
+  }
+
+  /** Units admitted locally in the window starting at `start` that no reply has acknowledged yet. */
+  unackedAt(start: number): number {
+    const pending = start === this.pendingStart ? this.pendingUnits : this.pendingBefore.at(start)
+    return pending + (this.inflightDeltas?.at(start) ?? 0)
+  }
+
+  /** What the budget still covers (see {@link budgetCap}). */
+  get budget(): number {
+    return this.budgetCap - this.unackedAt(this.budgetStart)
+  }
+
+  /**
+   * Whether a request of `cost` at time `t`, decided `online` with `processes` processes, is covered by the
+   * budget.
+   */
+  covers(cost: number, t: number, online: boolean, processes: number): boolean {
+    const start = this.budgetStart
+    return (
+      t >= start &&
+      t < start + this.windowMs &&
+      online === this.budgetOnline &&
+      processes === this.budgetProcesses &&
+      cost <= this.budget
+    )
+  }
+
+  /** The budget of the window starting at `start`: at most `cap` units unacknowledged (see {@link budgetCap}). */
+  setBudget(start: number, cap: number, online: boolean, processes: number): void {
+    this.budgetStart = start
+    this.budgetCap = cap
     this.budgetOnline = online
     this.budgetProcesses = processes
+    this.refresh()
   }
 
-  /** `amount` units admitted locally within the budget (its window is current): the common case, kept short. */
+  /** `amount` units admitted locally within the budget (its window is current). */
   admittedInBudget(amount: number): void {
-    const numbers = this.slab.data
-    const at = this.numbersAt
-    const start = numbers[at + BUDGET_START]!
-    numbers[at + BUDGET] = numbers[at + BUDGET]! - amount
-    if (numbers[at + PENDING_START] === start) this.pendingUnits += amount
-    else this.addPending(start, amount)
-    this.unacked += amount // setBudget made the budget's window the unacknowledged one
-    if (this.inflight) {
-      if (this.sinceSendStart !== start) {
-        this.sinceSendStart = start
-        this.sinceSend = 0
-      }
-      this.sinceSend += amount
-    }
+    this.addPending(this.budgetStart, amount)
+    this.refresh()
   }
 
-  private count(start: number, amount: number): void {
-    const numbers = this.slab.data
-    if (amount > 0 && start === this.budgetStart) numbers[this.numbersAt + BUDGET] = this.budget - amount
-    else this.budgetStart = Number.NaN
+  /** Units admitted locally at window `start` (the view already counts them). */
+  admitted(start: number, amount: number): void {
+    if (start !== this.budgetStart) this.budgetStart = Number.NaN
     this.addPending(start, amount)
-    if (this.unackedStart !== start) {
-      this.unackedStart = start
-      this.unacked = 0
-    }
-    this.unacked += amount
-    if (this.inflight) {
-      if (this.sinceSendStart !== start) {
-        this.sinceSendStart = start
-        this.sinceSend = 0
-      }
-      this.sinceSend += amount
-    }
+    this.refresh()
+  }
+
+  /** Units given back locally at window `start` (the view already lost them): the budget is computed anew. */
+  refunded(start: number, amount: number): void {
+    this.budgetStart = Number.NaN
+    this.addPending(start, -amount)
+    this.refresh()
   }
 
   /** Units admitted at window `start` through Redis (already in Redis: known, not pending). */
   admittedInRedis(start: number, amount: number): void {
     this.budgetStart = Number.NaN
+    this.refresh()
     this.kind.merge(this.known, 0, start, amount, this.windowMs)
-  }
-
-  /** Units admitted since the last acknowledged send, in window `start`. */
-  unackedAt(start: number): number {
-    return this.unackedStart === start ? this.unacked : 0
   }
 
   /** Whether it has no units to send. */
@@ -231,30 +202,51 @@ export class SyncedKey {
     this.pendingBefore.clear()
     this.pendingStart = Number.NaN
     this.pendingUnits = 0
-    this.inflight = deltas
-    this.sinceSend = 0
-    this.sinceSendStart = Number.NaN
+    this.inflightDeltas = deltas
+    this.refresh()
     return deltas
   }
 
-  /**
-   * The sync in flight read the key's state back (`known` holds it now): it now knows what Redis holds.
-   */
+  /** The sync in flight read the key's state back (`known` holds it now): it now knows what Redis holds. */
   synced(): void {
     this.budgetStart = Number.NaN
-    this.inflight = undefined
-    this.wasRead = true
-    this.unacked = this.sinceSend
-    this.unackedStart = this.sinceSendStart
+    this.inflightDeltas = undefined
+    this.isRead = true
     this.rebuildView()
+    this.refresh()
   }
 
   /** The sync in flight failed: its units are pending again. */
   unsent(): void {
-    this.inflight?.forEach((start, amount) => {
+    this.inflightDeltas?.forEach((start, amount) => {
       this.addPending(start, amount)
     })
-    this.inflight = undefined
+    this.inflightDeltas = undefined
+    this.refresh()
+  }
+
+  /**
+   * Set the numbers `decideCovered` works from: its cap on the pending units of the budget's window (the
+   * budget's cap less what is in flight in that window), or -Infinity while a decision may not be made there
+   * alone: not read, not queued for the next sync (the first decision after a sync queues it), a budget made
+   * offline or with another number of processes than the slab's, or none. When the budget's window is later
+   * than the latest pending one, that one's units move to `pendingBefore` first, so that the budget's window is
+   * the pending one.
+   */
+  refresh(): void {
+    const start = this.budgetStart
+    let cap = Number.NEGATIVE_INFINITY
+    if (
+      this.isRead &&
+      this.isQueued &&
+      this.budgetOnline &&
+      this.budgetProcesses === this.slab.processes &&
+      !Number.isNaN(start)
+    ) {
+      if (Number.isNaN(this.pendingStart) || start > this.pendingStart) this.addPending(start, 0)
+      if (start === this.pendingStart) cap = this.budgetCap - (this.inflightDeltas?.at(start) ?? 0)
+    }
+    this.slab.data[this.numbersAt + NUMBER.CAP] = cap
   }
 
   private rebuildView(): void {

@@ -3,6 +3,7 @@ import { cachedClock, consumeInGroups } from '@floodgate/core/internal'
 import { ScriptRunner } from '../script-runner.js'
 import type { RedisStore } from '../store.js'
 import { type Fleet, fleetOf } from './fleet.js'
+import { decideCovered } from './key-slab.js'
 import { KeyTable } from './key-table.js'
 import { LocalDecider } from './local-decider.js'
 import {
@@ -108,21 +109,23 @@ export class SyncedStore implements Store {
     cost: number,
     now?: number,
   ): SyncedDecision | Promise<SyncedDecision> {
-    // The common case first: a key this process holds and has read. It creates no closure, so a call allocates
-    // no context for one (the closures of the other cases would make every call allocate it).
-    const entry = this.closed ? undefined : this.keys.find(algorithm, key)
-    if (entry?.wasRead) {
+    // The common case first: a key this process holds and has read, decided on its slab alone when its budget
+    // covers the request. It creates no closure, so a call allocates no context for one (the closures of the
+    // other cases would make every call allocate it).
+    const slab = this.closed ? undefined : this.keys.slabOf(algorithm)
+    const at = slab?.index.get(key)
+    if (at !== undefined) {
       const online = this.reach.online()
       const t = now === undefined ? this.serverClock.now() : this.timeOf(now)
-      if (online && entry.queued && entry.covers(cost, t, true, this.fleet.processes)) {
-        // Redis is reachable, the key is queued for the next sync, and its allowance, as last computed in
-        // this window, covers the request: counted here, the whole decision in this function.
-        const decision = algorithm.consume(entry.slab.data, entry.at, t, cost)
-        if (decision.allowed) entry.admittedInBudget(cost)
+      const processes = this.fleet.processes
+      if (processes !== slab!.processes) this.keys.setProcesses(processes)
+      const covered = online ? decideCovered(slab!, at, algorithm, cost, t) : undefined
+      if (covered) {
         this.counters.local++
-        return decision
+        return covered
       }
-      return this.decider.decide(entry, cost, now, online, t)
+      const entry = slab!.entryAt(at)
+      if (entry.wasRead) return this.decider.decide(entry, cost, now, online, t)
     }
     return this.consumeSlowly(algorithm, key, cost, now)
   }

@@ -1,0 +1,122 @@
+import type { Algorithm, Decision } from '@floodgate/core'
+import type { SyncedKey } from './synced-key.js'
+
+/**
+ * The numbers a key keeps in the slab after its view (offsets from the view's end): what a decision covered by
+ * the key's budget reads and writes, next to the view it decides on, so that such a decision touches one place
+ * in memory and not the key's object. See {@link SyncedKey} and {@link decideCovered}.
+ */
+export const NUMBER = {
+  /** The most the pending units of the budget's window may reach, or -Infinity: no decision on the slab alone. */
+  CAP: 0,
+  /** The start of the budget's window (NaN: no budget). */
+  START: 1,
+  /** The pending units of the budget's window (`SyncedKey.pendingUnits`). */
+  PENDING: 2,
+} as const
+/** How many numbers a key keeps in the slab after its view. */
+export const KEY_NUMBERS = 3
+
+/**
+ * The keys of one algorithm in one process: their views and numbers in one flat buffer (as the MemoryStore
+ * keeps its states), `width` numbers each, and an index from key to its offset there. A decision reads one Map
+ * and one place in the buffer; the key's object (`entryAt`) is for everything else. Slots of forgotten keys are
+ * reused.
+ */
+export class KeySlab {
+  data: Float64Array
+  /** Each key's offset in `data`. */
+  readonly index = new Map<string, number>()
+  private readonly entries: (SyncedKey | undefined)[] = []
+  private readonly free: number[] = []
+  private used = 0
+  /** The number of processes every decision on the slab alone assumes (see `SyncedKey.refresh`). */
+  processes = 0
+
+  constructor(
+    readonly stateSize: number,
+    readonly width = stateSize + KEY_NUMBERS,
+  ) {
+    this.data = new Float64Array(width * 64)
+  }
+
+  get size(): number {
+    return this.index.size
+  }
+
+  /** A slot, zeroed; returns its offset in `data`. */
+  allocate(): number {
+    const at = this.free.pop() ?? this.width * this.used++
+    if (at + this.width > this.data.length) {
+      const grown = new Float64Array(this.data.length * 2)
+      grown.set(this.data)
+      this.data = grown
+    }
+    this.data.fill(0, at, at + this.width)
+    return at
+  }
+
+  /** Index `entry` (its slot allocated) under its key. */
+  add(entry: SyncedKey): void {
+    this.index.set(entry.key, entry.at)
+    this.entries[entry.at / this.width] = entry
+  }
+
+  /** The key at offset `at`. */
+  entryAt(at: number): SyncedKey {
+    return this.entries[at / this.width]!
+  }
+
+  /** The entry of `key`, if held. */
+  find(key: string): SyncedKey | undefined {
+    const at = this.index.get(key)
+    return at === undefined ? undefined : this.entries[at / this.width]
+  }
+
+  /** Every key held, in the order they came. */
+  *values(): IterableIterator<SyncedKey> {
+    for (const at of this.index.values()) yield this.entries[at / this.width]!
+  }
+
+  /**
+   * Assume `processes` processes from now on: every key's numbers are set again (a budget made with another
+   * number no longer lets a decision be made on the slab alone).
+   */
+  setProcesses(processes: number): void {
+    this.processes = processes
+    for (const entry of this.values()) entry.refresh()
+  }
+
+  /** Forget `entry`; returns whether it was held. */
+  remove(entry: SyncedKey): boolean {
+    if (this.index.get(entry.key) !== entry.at) return false
+    this.index.delete(entry.key)
+    this.entries[entry.at / this.width] = undefined
+    this.free.push(entry.at)
+    return true
+  }
+}
+
+/**
+ * Decide a request of `cost` at time `t` on the key at offset `at` of `slab` when its budget covers it and it
+ * may be decided on the slab alone (see `SyncedKey.refresh`): `t` in the budget's window and the pending units
+ * of that window, with `cost`, within the key's cap. The algorithm decides on the view, and an admission adds to
+ * the pending units. Undefined when the long way is needed.
+ */
+export function decideCovered(
+  slab: KeySlab,
+  at: number,
+  algorithm: Algorithm,
+  cost: number,
+  t: number,
+): Decision | undefined {
+  const data = slab.data
+  const n = at + slab.stateSize
+  const start = data[n + NUMBER.START]!
+  const pending = data[n + NUMBER.PENDING]!
+  if (!(t >= start && t - start < algorithm.windowMs && pending + cost <= data[n + NUMBER.CAP]!))
+    return undefined
+  const decision = algorithm.consume(data, at, t, cost)
+  if (decision.allowed) data[n + NUMBER.PENDING] = pending + cost
+  return decision
+}
