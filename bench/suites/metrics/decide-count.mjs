@@ -12,7 +12,7 @@ export const DECIDE_SCENARIOS = {
   async: { warmup: 100_000, n: 50_000 },
   redis: { warmup: 30_000, n: 4_000 },
 }
-export const DECIDE_SINKS = ['off', 'prometheus', 'opentelemetry']
+export const DECIDE_SINKS = ['off', 'prometheus', 'opentelemetry', 'opentelemetry-producer']
 
 /** `{ total, program }` instructions per decision for `sink` in `scenario` (`redis`: `{ port }`). */
 export async function countDecisions(sink, scenario, { redis, scale = 1 } = {}) {

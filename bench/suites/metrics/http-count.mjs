@@ -141,7 +141,7 @@ export const sliceStats = (values) => ({
 
 export const HTTP_FRAMEWORKS = ['express', 'fastify', 'koa']
 export const HTTP_STORES = ['memory', 'redis']
-export const HTTP_SINKS = ['off', 'prometheus', 'opentelemetry']
+export const HTTP_SINKS = ['off', 'prometheus', 'opentelemetry', 'opentelemetry-producer']
 
 /**
  * Count every framework x store x sink but those `skip(key)` (`jobs` at once: each is one valgrind process),

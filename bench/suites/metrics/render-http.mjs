@@ -12,7 +12,13 @@ export const SINK_LABELS = {
   off: 'metrics off',
   prometheus: 'prometheus({ register })',
   opentelemetry: 'openTelemetry({ meter })',
+  'opentelemetry-producer': 'openTelemetry({ meter, histograms: histogramProducer() })',
   baseline: 'core without the metrics hook',
+}
+const SHORT_LABELS = {
+  prometheus: 'prometheus()',
+  opentelemetry: 'openTelemetry()',
+  'opentelemetry-producer': 'openTelemetry(), histogramProducer()',
 }
 const ON = HTTP_SINKS.filter((s) => s !== 'off')
 
@@ -69,7 +75,7 @@ function componentTable({ components }) {
     [
       'what',
       ...HTTP_SINKS.map((s) => right(SINK_LABELS[s])),
-      ...ON.map((s) => right(`extra, ${s === 'prometheus' ? 'prometheus()' : 'openTelemetry()'}`)),
+      ...ON.map((s) => right(`extra, ${SHORT_LABELS[s]}`)),
     ],
     [
       row("a decision on the MemoryStore (the limiter's recorder, called at once)", components.decide['1']),
@@ -78,7 +84,7 @@ function componentTable({ components }) {
         components.decide.async,
       ),
       row(
-        `one store call timed for the store-duration histogram (${bytes.off.bytes.toFixed(0)} / ${bytes.prometheus.bytes.toFixed(0)} / ${bytes.opentelemetry.bytes.toFixed(0)} heap bytes)`,
+        `one store call timed for the store-duration histogram (${HTTP_SINKS.map((s) => bytes[s].bytes.toFixed(0)).join(' / ')} heap bytes)`,
         components.storeCall,
       ),
     ],

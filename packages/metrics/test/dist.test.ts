@@ -12,7 +12,7 @@ const keys = 'JSON.stringify(Object.keys(m).filter((k) => k !== "default" && k !
 describe.each([
   ['@floodgate/metrics', []],
   ['@floodgate/metrics/prometheus', ['prometheus']],
-  ['@floodgate/metrics/opentelemetry', ['openTelemetry']],
+  ['@floodgate/metrics/opentelemetry', ['histogramProducer', 'openTelemetry']],
 ] as const)('%s from dist', (specifier, named) => {
   it('imports as ESM and requires as CommonJS, with the same exports', () => {
     expect(existsSync(`${dir}/dist`), 'build first: npx tsup').toBe(true)

@@ -2,7 +2,7 @@
 // instrument names, units, descriptions and kinds as the catalog has them, counts after real decisions,
 // histogram boundaries from the catalog, gauges as up-down counters, one set of instruments per meter.
 import { createPriorityQueue, createRateLimitHandler, METRICS, RateLimitConfigError } from '@floodgate/core'
-import { openTelemetry } from '@floodgate/metrics/opentelemetry'
+import { histogramProducer, openTelemetry } from '@floodgate/metrics/opentelemetry'
 import { requestInfo } from '@floodgate/testkit'
 import type { Meter } from '@opentelemetry/api'
 import {
@@ -11,6 +11,7 @@ import {
   InMemoryMetricExporter,
   MeterProvider,
   type MetricData,
+  type MetricProducer,
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -119,5 +120,82 @@ describe('openTelemetry({ meter })', () => {
     expect(() => openTelemetry({ meter: {} as Meter })).toThrow(RateLimitConfigError)
     expect(() => openTelemetry({ meter: {} as Meter })).toThrow(/openTelemetry\.meter/)
     expect(() => openTelemetry({ nearLimit: 0 })).toThrow(/openTelemetry\.nearLimit/)
+  })
+})
+
+describe('openTelemetry({ meter, histograms: histogramProducer() })', () => {
+  /** A MeterProvider whose reader also collects a producer's histograms, and a sink for it. */
+  function aggregating() {
+    const histograms = histogramProducer()
+    const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE)
+    // The producer is a MetricProducer of the SDK as it is, with no cast.
+    const metricProducers: MetricProducer[] = [histograms]
+    const reader = new PeriodicExportingMetricReader({
+      exporter,
+      exportIntervalMillis: 3_600_000,
+      metricProducers,
+    })
+    const meterProvider = new MeterProvider({ readers: [reader] })
+    providers.push(meterProvider)
+    const meter = meterProvider.getMeter('test')
+    return {
+      meter,
+      histograms,
+      sink: openTelemetry({ meter, histograms }),
+      async collect(): Promise<MetricData[]> {
+        exporter.reset()
+        await reader.forceFlush()
+        return exporter
+          .getMetrics()
+          .at(-1)!
+          .scopeMetrics.flatMap((s) => s.metrics)
+      },
+    }
+  }
+  const durationOf = (metrics: MetricData[]) => {
+    const found = metrics.filter((m) => m.descriptor.name === 'floodgate.store.duration')
+    expect(found).toHaveLength(1) // the SDK made no histogram of its own for it
+    const p = point(found[0], { store: 'redis', operation: 'consume' })!
+    return {
+      metric: found[0]!,
+      value: p.value as { count: number; sum: number; buckets: { boundaries: number[]; counts: number[] } },
+    }
+  }
+
+  it('histograms are counted by Floodgate and exported under the same name, unit, boundaries and counts', async () => {
+    const { sink, collect } = aggregating()
+    await timedCalls(sink, [0.2, 3])
+    const { metric, value } = durationOf(await collect())
+    expect(metric.descriptor.unit).toBe('s')
+    expect(metric.descriptor.description).toBe(METRICS.storeDuration.description)
+    expect(metric.dataPointType).toBe(DataPointType.HISTOGRAM)
+    expect(metric.aggregationTemporality).toBe(AggregationTemporality.CUMULATIVE)
+    expect(value.count).toBe(2)
+    expect(value.sum).toBeCloseTo(0.0032, 9)
+    expect(value.buckets.boundaries).toEqual(METRICS.storeDuration.buckets)
+    expect(value.buckets.counts.slice(0, 6)).toEqual([0, 1, 0, 0, 0, 1])
+    // Cumulative: a later collection holds the earlier observations too.
+    await timedCalls(sink, [0.2])
+    expect(durationOf(await collect()).value.count).toBe(3)
+  })
+
+  it('counters go through the meter as with record; one meter sends its histograms one way', async () => {
+    const { meter, histograms, collect } = aggregating()
+    const handler = createRateLimitHandler({
+      limit: 1,
+      window: '1m',
+      metrics: openTelemetry({ meter, histograms }),
+    })
+    await handler.handle(requestInfo())
+    const requests = (await collect()).find((m) => m.descriptor.name === 'floodgate.requests')
+    expect(point(requests, { outcome: 'allowed' })?.value).toBe(1)
+    expect(() => openTelemetry({ meter })).toThrow(RateLimitConfigError)
+    expect(() => openTelemetry({ meter })).toThrow(/openTelemetry\.histograms/)
+    expect(() => openTelemetry({ meter, histograms: histogramProducer() })).toThrow(
+      /openTelemetry\.histograms/,
+    )
+    expect(() => openTelemetry({ histograms: { collect: async () => ({}) } as never })).toThrow(
+      /openTelemetry\.histograms/,
+    )
   })
 })
