@@ -2,7 +2,7 @@
 // is doing), for the memory suite's loops:
 //
 //   node bench/suites/memory/count.mjs decide-loop.mjs <store> <hot|keys>
-//   node bench/suites/memory/count.mjs handle-loop.mjs <path to core's index.js>
+//   node bench/suites/memory/count.mjs handle-loop.mjs <path to core's index.js> [addresses]
 import { fileURLToPath } from 'node:url'
 import { hasValgrind, instructionsPerOperation } from '../../lib/instructions.mjs'
 

@@ -1,19 +1,28 @@
 // A loop of `n` decisions of core's HTTP handler (the path every adapter takes) on the MemoryStore, for
 // CPU instruction counts with bench/lib/instructions.mjs:
 //
-//   node bench/suites/memory/handle-loop.mjs <path to a build of core's index.js> <n>
+//   node bench/suites/memory/handle-loop.mjs <path to a build of core's index.js> [addresses] <n>
 //
 // The outcome is used in the same tick when it is not a promise, as the adapters do, else awaited; one
-// client address, the README's defaults but for a quota nobody reaches. Passing another build of core
-// (a worktree of an earlier commit) gives the before and after of a change to the request path.
-const [core, count] = process.argv.slice(2)
+// client address (or `addresses` of them in round robin), the README's defaults but for a quota nobody
+// reaches. Passing another build of core (a worktree of an earlier commit) gives the before and after of a
+// change to the request path.
+const args = process.argv.slice(2)
+const [core, addresses, count] = args.length === 3 ? args : [args[0], '1', args[1]]
 const { createRateLimitHandler } = await import(core)
 const handler = createRateLimitHandler({ limit: 1e9, window: '1m' })
-const info = { ip: '203.0.113.7', method: 'GET', route: '/', path: '/', headers: {}, native: {} }
+const infos = Array.from({ length: Number(addresses) }, (_, i) => ({
+  ip: i === 0 ? '203.0.113.7' : `203.0.${i >> 8}.${i & 255}`,
+  method: 'GET',
+  route: '/',
+  path: '/',
+  headers: {},
+  native: {},
+}))
 let allowed = 0
 async function run(n) {
   for (let i = 0; i < n; i++) {
-    let outcome = handler.handle(info)
+    let outcome = handler.handle(infos[i % infos.length])
     if (outcome instanceof Promise) outcome = await outcome
     if (outcome.allowed) allowed++
   }

@@ -16,6 +16,12 @@ function spent(items: ConsumeItem[]): ConsumeItem[] | undefined {
   return free === items.length ? undefined : items.filter((item) => item.cost > 0)
 }
 
+/**
+ * `outcome` once `wait` is over. A function of its own: a closure made in `finish` would make every call of it
+ * allocate a context, shaped or not.
+ */
+const after = (wait: Promise<void>, outcome: Outcome): Promise<Outcome> => wait.then(() => outcome)
+
 /** Turns a request's decisions into its outcome: the headers, then a pass, a shadow refusal or a refusal. */
 export type Finish<N> = (
   raw: Decision | Decision[],
@@ -60,7 +66,7 @@ export function compileFinish<N>(parts: {
       const charged = spent(items)
       const passed = passedOutcome({ headers, decisions, decision, delayMs, items: charged, owner: refunds })
       if (plan) passed.plan = plan.plan
-      return delayMs > 0 ? sleep(delayMs).then(() => passed) : passed
+      return delayMs > 0 ? after(sleep(delayMs), passed) : passed
     }
     if (dryRun) {
       const shadow = shadowLimitedOutcome({ headers, decisions, decision })

@@ -1,6 +1,7 @@
 import { compileLimiterMetrics } from '../metrics/limiter-metrics.js'
+import { ownCopy } from '../store-keys/own-copy.js'
 import { MemoryStore } from '../stores/memory.js'
-import type { ConsumeItem, Store } from '../types.js'
+import type { ConsumeItem, Decision, Store } from '../types.js'
 import { parseOptions } from '../validate.js'
 import { compileAllowList } from './allow-list.js'
 import { callAppFunction, FunctionFailure } from './app-functions.js'
@@ -8,7 +9,7 @@ import { compileFailureAnswers } from './failure-answers.js'
 import { compileFinish } from './finish.js'
 import type { RateLimitHandler } from './handler-types.js'
 import { ipKey, parseIp } from './ip.js'
-import { routeText } from './key-spec.js'
+import { KEPT_KEYS, routeText } from './key-spec.js'
 import { type ParsedRateLimitOptions, rateLimitOptionsSchema } from './options/schema.js'
 import type { RateLimitOptions } from './options/types.js'
 import { type Outcome, SKIPPED } from './outcome.js'
@@ -84,14 +85,20 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   const finish = compileFinish<N>({ refuse, hooks, refunds, sleep, clock, dryRun })
 
   // skip -> decide -> finish
+  //
+  // A request decided in this tick allocates no closure: every function on that path leaves its callbacks to
+  // a function of their own (`...Later`), called only when something has to wait. A function that creates a
+  // closure allocates a context for what it captures on every call, whichever way the call goes.
 
   function decideRequest(info: RequestInfo<N>): Outcome | Promise<Outcome> {
     if (skip === undefined) return decideSafely(info)
     const skipped = callAppFunction('skip', skip, info)
-    if (skipped instanceof Promise) {
-      return skipped.then((yes) => (skips(yes, info) ? SKIPPED : decideSafely(info)))
-    }
+    if (skipped instanceof Promise) return skipLater(skipped, info)
     return skips(skipped, info) ? SKIPPED : decideSafely(info)
+  }
+
+  function skipLater(skipped: Promise<unknown>, info: RequestInfo<N>): Promise<Outcome> {
+    return skipped.then((yes) => (skips(yes, info) ? SKIPPED : decideSafely(info)))
   }
 
   /** Whether `skip`'s answer skips the request. One that failed does not skip (the request is counted). */
@@ -104,27 +111,61 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   function decideSafely(info: RequestInfo<N>): Outcome | Promise<Outcome> {
     try {
       const result = decide(info)
-      return result instanceof Promise ? result.catch((error) => answers.storeFailed(error, info)) : result
+      return result instanceof Promise ? failedLater(result, info) : result
     } catch (error) {
       return answers.storeFailed(error, info)
     }
   }
 
+  function failedLater(result: Promise<Outcome>, info: RequestInfo<N>): Promise<Outcome> {
+    return result.catch((error) => answers.storeFailed(error, info))
+  }
+
+  // What the addresses seen lately gave (their key, or that the allow list has them), by address as the
+  // request carries it: a client's requests after its first are parsed no more, and each gets the same key
+  // string, which policies keyed by address find their store keys by. At most KEPT_KEYS are kept.
+  let addresses = new Map<string, { ip: string | undefined; allowed: boolean }>()
+  /** The longest address kept: an IPv6 address with an IPv4 tail and a zone. */
+  const MAX_ADDRESS_LENGTH = 64
+
   function decide(info: RequestInfo<N>): Outcome | Promise<Outcome> {
     requestWarnings.check(info, needsRoute)
     let ip: string | undefined
     if (needsIp) {
-      const parsed = parseIp(info.ip)
-      if (parsed !== undefined) {
-        if (allowList?.has(parsed)) return SKIPPED
-        ip = ipKey(parsed, ipv6Subnet)
+      const raw = info.ip
+      const known =
+        typeof raw === 'string' && raw.length <= MAX_ADDRESS_LENGTH ? addresses.get(raw) : undefined
+      if (known !== undefined) {
+        if (known.allowed) return SKIPPED
+        ip = known.ip
+      } else {
+        const parsed = parseIp(raw)
+        if (parsed !== undefined) {
+          const allowed = allowList?.has(parsed) === true
+          if (!allowed) ip = ipKey(parsed, ipv6Subnet)
+          remember(raw, ip, allowed)
+          if (allowed) return SKIPPED
+        }
       }
     }
     if (plans === undefined) return withPlan(info, ip, undefined)
     const resolved = plans.resolve(info, ip)
-    return resolved instanceof Promise
-      ? resolved.then((r) => planned(info, ip, r))
-      : planned(info, ip, resolved)
+    return resolved instanceof Promise ? plannedLater(resolved, info, ip) : planned(info, ip, resolved)
+  }
+
+  /** Keep what a valid address gave, under a copy of its own (never a view of a longer header). */
+  function remember(raw: unknown, ip: string | undefined, allowed: boolean): void {
+    if (typeof raw !== 'string' || raw.length > MAX_ADDRESS_LENGTH) return
+    if (addresses.size >= KEPT_KEYS) addresses = new Map()
+    addresses.set(ownCopy(raw), { ip, allowed })
+  }
+
+  function plannedLater(
+    resolved: Promise<Resolution>,
+    info: RequestInfo<N>,
+    ip: string | undefined,
+  ): Promise<Outcome> {
+    return resolved.then((r) => planned(info, ip, r))
   }
 
   /** Go on with the request's plan, or answer it (401, 403, 503, 500) when it has none. */
@@ -146,12 +187,17 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     const routeKey = byRoute && info.route ? `${info.method} ${info.route}` : undefined
     const set = plan === undefined && routeKey === undefined ? base : sets.get(plan?.plan, routeKey)
     const route = set.needsRoute ? routeText(info.route) : '*'
-    const facts = gatherFacts(set, set.needsUser ? userOf : undefined, info, ip, route, plan, (error) =>
-      report(error, info),
-    )
-    return facts instanceof Promise
-      ? facts.then((f) => consume(info, set, f, plan))
-      : consume(info, set, facts, plan)
+    const facts = gatherFacts(set, set.needsUser ? userOf : undefined, info, ip, route, plan, report)
+    return facts instanceof Promise ? consumeLater(facts, info, set, plan) : consume(info, set, facts, plan)
+  }
+
+  function consumeLater(
+    facts: Promise<RequestFacts<N>>,
+    info: RequestInfo<N>,
+    set: PolicySet<N>,
+    plan: PlanOfRequest | undefined,
+  ): Promise<Outcome> {
+    return facts.then((f) => consume(info, set, f, plan))
   }
 
   function consume(
@@ -171,13 +217,25 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
       items[i] = { algorithm: policy.algorithm, key, cost }
     }
     const result = decideOnStore(store, items, set.order, clock?.())
-    if (result instanceof Promise) {
-      return withTimeout(result).then(
-        (decided) => finish(decided, set, items, info, plan),
-        (error) => answers.storeFailed(error, info),
-      )
-    }
+    if (result instanceof Promise) return finishLater(result, set, items, info, plan)
     return finish(result, set, items, info, plan)
+  }
+
+  function finishLater(
+    result: Promise<Decision | Decision[]>,
+    set: PolicySet<N>,
+    items: ConsumeItem[],
+    info: RequestInfo<N>,
+    plan: PlanOfRequest | undefined,
+  ): Promise<Outcome> {
+    return withTimeout(result).then(
+      (decided) => finish(decided, set, items, info, plan),
+      (error) => answers.storeFailed(error, info),
+    )
+  }
+
+  function linkLater(decided: Promise<Outcome>, previous: Outcome): Promise<Outcome> {
+    return decided.then((result) => refunds.link(result, previous))
   }
 
   return {
@@ -190,7 +248,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
       const decided = decideRequest(info)
       if (decided instanceof Promise) {
         if (metrics) decided.then(metrics)
-        return previous === undefined ? decided : decided.then((result) => refunds.link(result, previous))
+        return previous === undefined ? decided : linkLater(decided, previous)
       }
       if (metrics) metrics(decided)
       return previous === undefined ? decided : refunds.link(decided, previous)

@@ -43,6 +43,9 @@ export interface Outcome {
   plan?: string
 }
 
+// Every outcome is made by one of these literals, with its properties in this order (one shape for the
+// adapters to read); each is written out whole rather than made from a default and changed, which would
+// allocate the default's headers and decisions only to drop them.
 const base = (): Outcome => ({
   allowed: true,
   limited: false,
@@ -76,14 +79,22 @@ export function passedOutcome(parts: {
   items: ConsumeItem[] | undefined
   owner: Releaser
 }): Outcome {
-  const outcome = base()
-  outcome.headers = parts.headers
-  outcome.decisions = parts.decisions
-  outcome.decision = parts.decision
-  outcome.delayMs = parts.delayMs
-  outcome.items = parts.items
-  outcome.owner = parts.owner
-  return outcome
+  return {
+    allowed: true,
+    limited: false,
+    skipped: false,
+    status: 0,
+    headers: parts.headers,
+    body: undefined,
+    contentType: undefined,
+    delayMs: parts.delayMs,
+    decisions: parts.decisions,
+    decision: parts.decision,
+    error: undefined,
+    items: parts.items,
+    previous: undefined,
+    owner: parts.owner,
+  }
 }
 
 /** A request a policy refuses, in dry run: it proceeds anyway, with the headers of the refusal. */
@@ -92,12 +103,22 @@ export function shadowLimitedOutcome(parts: {
   decisions: Decision[]
   decision: Decision
 }): Outcome {
-  const outcome = base()
-  outcome.limited = true
-  outcome.headers = parts.headers
-  outcome.decisions = parts.decisions
-  outcome.decision = parts.decision
-  return outcome
+  return {
+    allowed: true,
+    limited: true,
+    skipped: false,
+    status: 0,
+    headers: parts.headers,
+    body: undefined,
+    contentType: undefined,
+    delayMs: 0,
+    decisions: parts.decisions,
+    decision: parts.decision,
+    error: undefined,
+    items: undefined,
+    previous: undefined,
+    owner: undefined,
+  }
 }
 
 /** A request answered here instead of proceeding: a refusal (429), or an error answer (500, 503). */
@@ -111,17 +132,22 @@ export function answeredOutcome(parts: {
   decision?: Decision
   error?: unknown
 }): Outcome {
-  const outcome = base()
-  outcome.allowed = false
-  outcome.limited = parts.limited
-  outcome.status = parts.status
-  outcome.headers = parts.headers
-  outcome.body = parts.body
-  outcome.contentType = parts.contentType
-  outcome.decisions = parts.decisions ?? []
-  outcome.decision = parts.decision
-  outcome.error = parts.error
-  return outcome
+  return {
+    allowed: false,
+    limited: parts.limited,
+    skipped: false,
+    status: parts.status,
+    headers: parts.headers,
+    body: parts.body,
+    contentType: parts.contentType,
+    delayMs: 0,
+    decisions: parts.decisions ?? [],
+    decision: parts.decision,
+    error: parts.error,
+    items: undefined,
+    previous: undefined,
+    owner: undefined,
+  }
 }
 
 /** A request that proceeds undecided (the store failed and `failMode` is `'open'`, or a dry run). */

@@ -48,9 +48,26 @@ function costValue(value: unknown, charged: number, report: Report): number | un
  * Call the app's `user`, key and cost functions for one request, each once, and settle what they gave by
  * their rules: a user or key that fails is nothing (the request is keyed by its address); a cost that fails
  * is `undefined` (the policy's fallback cost). Synchronous when every function was; else a promise that
- * never rejects.
+ * never rejects. `report` is told of every failure, with the request.
  */
 export function gatherFacts<N>(
+  compiled: CompiledPolicies<N>,
+  user: ((req: N, info: RequestInfo<N>) => unknown) | undefined,
+  info: RequestInfo<N>,
+  ip: string | undefined,
+  route: string,
+  plan: PlanCaller | undefined,
+  report: (error: unknown, info: RequestInfo<N>) => void,
+): RequestFacts<N> | Promise<RequestFacts<N>> {
+  // No closure here: a request whose policies call none of the app's functions (the common case) allocates
+  // the facts and nothing else.
+  if (user === undefined && compiled.keyFunctions.length === 0 && compiled.costFunctions.length === 0) {
+    return { keys: { info, ip, route, plan, user: undefined, values: NONE }, costs: NONE }
+  }
+  return gatherFromFunctions(compiled, user, info, ip, route, plan, (error) => report(error, info))
+}
+
+function gatherFromFunctions<N>(
   compiled: CompiledPolicies<N>,
   user: ((req: N, info: RequestInfo<N>) => unknown) | undefined,
   info: RequestInfo<N>,
@@ -60,9 +77,6 @@ export function gatherFacts<N>(
   report: Report,
 ): RequestFacts<N> | Promise<RequestFacts<N>> {
   const { keyFunctions, costFunctions } = compiled
-  if (user === undefined && keyFunctions.length === 0 && costFunctions.length === 0) {
-    return { keys: { info, ip, route, plan, user: undefined, values: NONE }, costs: NONE }
-  }
   const userValue = user === undefined ? undefined : callAppFunction('user', user, info)
   const keyValues = keyFunctions.map((fn) => callAppFunction('key', fn, info))
   const costValues = costFunctions.map((fn) => callAppFunction('cost', fn, info))
