@@ -100,10 +100,26 @@ function write(
   }
   const req = info.native
   req.rateLimit = outcome
-  if (handler.refunds && outcome.items) {
-    res.once('close', () => handler.complete(outcome, res.writableFinished ? res.statusCode : 0))
-  }
+  if (handler.refunds && outcome.items) completeOnClose(handler, outcome, res)
   next()
+}
+
+/**
+ * Tell the handler how the response ended, for its refunds. A function of its own, as are the callbacks below:
+ * a closure made in a function on every request's path would make each call of it allocate a context.
+ */
+function completeOnClose(handler: RateLimitHandler<Request>, outcome: Outcome, res: Response): void {
+  res.once('close', () => handler.complete(outcome, res.writableFinished ? res.statusCode : 0))
+}
+
+function writeLater(
+  handler: RateLimitHandler<Request>,
+  decided: Promise<Outcome>,
+  info: RequestInfo<Request>,
+  res: Response,
+  next: NextFunction,
+): void {
+  decided.then((outcome) => write(handler, outcome, info, res, next), next)
 }
 
 /**
@@ -124,7 +140,7 @@ export function rateLimit(options?: ExpressRateLimitOptions): RateLimitMiddlewar
     // call: code an earlier middleware runs after its own next() (setting a header, say) still runs before
     // the route answers, as it does on every other store.
     if (!(decided instanceof Promise)) return queueMicrotask(() => write(handler, decided, info, res, next))
-    decided.then((outcome) => write(handler, outcome, info, res, next), next)
+    writeLater(handler, decided, info, res, next)
   }
   return Object.assign(middleware, { usage: handler.usage })
 }

@@ -95,11 +95,34 @@ function write(
     return false
   }
   request.rateLimit = outcome
-  if (handler.refunds && outcome.items) {
-    const res = reply.raw
-    res.once('close', () => handler.complete(outcome, res.writableEnded ? reply.statusCode : 0))
-  }
+  if (handler.refunds && outcome.items) completeOnClose(handler, outcome, reply)
   return true
+}
+
+/**
+ * Tell the handler how the response ended, for its refunds. A function of its own, as is `writeLater`: a
+ * closure made in a function on every request's path would make each call of it allocate a context.
+ */
+function completeOnClose(
+  handler: RateLimitHandler<FastifyRequest>,
+  outcome: Outcome,
+  reply: FastifyReply,
+): void {
+  const res = reply.raw
+  res.once('close', () => handler.complete(outcome, res.writableEnded ? reply.statusCode : 0))
+}
+
+function writeLater(
+  handler: RateLimitHandler<FastifyRequest>,
+  decided: Promise<Outcome>,
+  info: RequestInfo<FastifyRequest>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: (error?: Error) => void,
+): void {
+  decided.then((outcome) => {
+    if (write(handler, outcome, info, request, reply)) done()
+  }, done)
 }
 
 /**
@@ -128,9 +151,7 @@ function onRequest(
       if (write(handler, decided, info, request, reply)) done()
       return
     }
-    decided.then((outcome) => {
-      if (write(handler, outcome, info, request, reply)) done()
-    }, done)
+    writeLater(handler, decided, info, request, reply, done)
   }
 }
 

@@ -118,17 +118,21 @@ export function rateLimit(options: KoaRateLimitOptions = {}): RateLimitMiddlewar
       return void send(ctx, handler.writeFailed(error, info))
     }
     ctx.state.rateLimit = outcome
-    if (handler.refunds && outcome.items) {
-      const res = ctx.res
-      res.once('close', () => handler.complete(outcome, res.writableFinished ? res.statusCode : 0))
-    }
+    if (handler.refunds && outcome.items) completeOnClose(outcome, ctx.res)
     return next()
   }
+  // Functions of their own: a closure made in a function on every request's path would make each call of it
+  // allocate a context.
+  const completeOnClose = (outcome: Outcome, res: Context['res']): void => {
+    res.once('close', () => handler.complete(outcome, res.writableFinished ? res.statusCode : 0))
+  }
+  const proceedLater = (ctx: Context, next: Next, info: KoaRequestInfo, decided: Promise<Outcome>) =>
+    decided.then((outcome) => proceed(ctx, next, info, outcome))
   // Not an async function: an outcome decided in this tick (the MemoryStore) goes straight on to `next`.
   const floodgate: Middleware = (ctx, next) => {
     const info = new KoaRequestInfo(ctx, routers)
     const decided = handler.handle(info, ctx.state.rateLimit)
-    if (decided instanceof Promise) return decided.then((outcome) => proceed(ctx, next, info, outcome))
+    if (decided instanceof Promise) return proceedLater(ctx, next, info, decided)
     return proceed(ctx, next, info, decided)
   }
   return Object.assign(floodgate, { usage: handler.usage })
