@@ -43,6 +43,7 @@ export {
   type ShedMetrics,
   type StoreMetrics,
 } from './metrics/index.js'
+export { ownCopy } from './store-keys/own-copy.js'
 export { sha256Text } from './store-keys/sha256.js'
 export {
   boundKeyPart,

@@ -18,7 +18,7 @@ import {
   type RedisStoreErrorEvent,
   type RedisStoreOptions,
 } from './options.js'
-import { redisKey } from './redis-key.js'
+import { RedisKeys } from './redis-keys.js'
 import { ScriptRunner } from './script-runner.js'
 import { StoreCalls, slotGroups } from './store-calls.js'
 import { parseReply, type RedisDecision } from './wire.js'
@@ -46,6 +46,7 @@ export class RedisStore implements Store {
   readonly fallback: Store | undefined
   private readonly circuit: Circuit
   private readonly blocks: BlockCache | undefined
+  private readonly rkeys: RedisKeys
   private readonly calls: StoreCalls
   private readonly failing: FailModeDecisions
   private readonly metrics: StoreMetrics | undefined
@@ -78,6 +79,7 @@ export class RedisStore implements Store {
       closedRetryAfterMs: parsed.cooldownMs,
       metrics: this.metrics,
     })
+    this.rkeys = new RedisKeys(this.prefix)
     const cache = parsed.blockCache
     this.blocks =
       cache === false ? undefined : new BlockCache(cache === true ? DEFAULT_BLOCK_CACHE_KEYS : cache.maxKeys)
@@ -90,40 +92,32 @@ export class RedisStore implements Store {
 
   /** The Redis key holding `key`'s state for `algorithm` (see `redisKey`). */
   keyOf(algorithm: Algorithm, key: string): string {
-    return redisKey(this.prefix, key, algorithm.id)
+    return this.rkeys.of(algorithm, key)
   }
 
   consume(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<RedisDecision> {
-    const rkey = redisKey(this.prefix, key, algorithm.id)
-    const injected = now !== undefined
+    const rkey = this.rkeys.of(algorithm, key)
     const blocks = this.blocks
-    const sentAt = blocks ? (injected ? now : performance.now()) : 0
+    const sentAt = blocks ? (now !== undefined ? now : performance.now()) : 0
     if (blocks) {
-      const cached = blocks.get(rkey, algorithm, cost, sentAt, injected)
+      const cached = blocks.get(rkey, algorithm, cost, sentAt, now !== undefined)
       if (cached) {
         this.metrics?.blockCacheHit()
         return Promise.resolve(cached)
       }
     }
     if (!this.circuit.allows()) return this.fallBack('consume', algorithm, key, cost, now)
-    const deciding = this.decideOne('consume', rkey, algorithm, key, cost, now)
-    if (!blocks) return deciding
-    return deciding.then((decision) => {
-      if (decision.source === 'redis' && !decision.allowed) {
-        blocks.add(rkey, algorithm, cost, decision, sentAt, injected)
-      }
-      return decision
-    })
+    return this.decideOne('consume', rkey, algorithm, key, cost, now, sentAt)
   }
 
   peek(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<RedisDecision> {
     if (!this.circuit.allows()) return this.fallBack('peek', algorithm, key, cost, now)
-    return this.decideOne('peek', redisKey(this.prefix, key, algorithm.id), algorithm, key, cost, now)
+    return this.decideOne('peek', this.rkeys.of(algorithm, key), algorithm, key, cost, now, 0)
   }
 
   /** Give units back. Never rejects: a failure is reported to `onError` (and applied to the fallback store). */
   refund(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<void> {
-    const rkey = redisKey(this.prefix, key, algorithm.id)
+    const rkey = this.rkeys.of(algorithm, key)
     this.blocks?.delete(rkey)
     if (!this.circuit.allows()) return this.failing.refund(algorithm, key, cost, now)
     return this.calls.one('refund', rkey, algorithm, cost, now).then((settled) => {
@@ -135,7 +129,7 @@ export class RedisStore implements Store {
 
   /** Forget `key` (in Redis, in the block cache and in the fallback store). Rejects when Redis fails. */
   async reset(algorithm: Algorithm, key: string): Promise<void> {
-    const rkey = redisKey(this.prefix, key, algorithm.id)
+    const rkey = this.rkeys.of(algorithm, key)
     this.blocks?.delete(rkey)
     if (this.fallback) await this.fallback.reset(algorithm, key)
     const settled = await this.calls.del(rkey)
@@ -154,7 +148,7 @@ export class RedisStore implements Store {
    */
   consumeAll(items: readonly ConsumeItem[], now?: number): Promise<Decision[]> {
     if (items.length === 0) return Promise.resolve([])
-    const keys = items.map((item) => redisKey(this.prefix, item.key, item.algorithm.id))
+    const keys = items.map((item) => this.rkeys.of(item.algorithm, item.key))
     if (this.calls.isCluster) {
       const groups = slotGroups(keys)
       if (groups.length > 1) {
@@ -212,7 +206,10 @@ export class RedisStore implements Store {
     })
   }
 
-  /** A consume or peek through Redis; an error, a timeout or an unreadable reply takes the fail mode. */
+  /**
+   * A consume or peek through Redis; an error, a timeout or an unreadable reply takes the fail mode. A refusal
+   * of a consume sent at `sentAt` is remembered in the block cache. One `.then`, and no closure but its own.
+   */
   private decideOne(
     operation: 'consume' | 'peek',
     rkey: string,
@@ -220,10 +217,24 @@ export class RedisStore implements Store {
     key: string,
     cost: number,
     now: number | undefined,
+    sentAt: number,
   ): Promise<RedisDecision> {
     return this.calls.one(operation, rkey, algorithm, cost, now).then((settled) => {
-      const decision = readSettled(settled, (reply) => parseReply(reply, algorithm))
-      if (!(decision instanceof CallFailure)) return decision
+      let decision: RedisDecision | CallFailure
+      if (settled instanceof CallFailure) decision = settled
+      else {
+        try {
+          decision = parseReply(settled, algorithm)
+        } catch (error) {
+          decision = new CallFailure(error, false, false)
+        }
+      }
+      if (!(decision instanceof CallFailure)) {
+        if (!decision.allowed && operation === 'consume' && this.blocks) {
+          this.blocks.add(rkey, algorithm, cost, decision, sentAt, now !== undefined)
+        }
+        return decision
+      }
       this.report(operation, decision, key)
       return this.fallBack(operation, algorithm, key, cost, now)
     })
