@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { KEPT_KEYS } from '../../src/http/key-spec.js'
-import { createRateLimitHandler, fixedWindow, MemoryStore, type RequestInfo } from '../../src/index.js'
+import { createRateLimitHandler, MemoryStore, type RequestInfo } from '../../src/index.js'
 
 const req = (ip: string | undefined): RequestInfo<any> => ({
   ip,
