@@ -493,6 +493,14 @@ async function main() {
   }
 }
 
+/** For each number of calls in flight: its rate, its ratio to the MemoryStore's, then `more` columns. */
+const inFlightColumns = (more) =>
+  CONFIG.inFlight.flatMap((n) => [
+    { title: `${n} in flight`, align: 'right' },
+    { title: 'vs memory', align: 'right' },
+    ...more,
+  ])
+
 function report({ samples, extra, together, fleet, instructions, started }) {
   const stats = {}
   for (const id of IDS) {
@@ -594,16 +602,7 @@ function report({ samples, extra, together, fleet, instructions, started }) {
       `whenever they arrive). Each cell is the median of ${CONFIG.rounds} rounds, each a fresh process (± half the ` +
       "spread); 1.0x = the MemoryStore in the same round, the median of the rounds' ratios. **The goal is judged here.**",
     '',
-    mdTable(
-      [
-        'store',
-        ...CONFIG.inFlight.flatMap((n) => [
-          { title: `${n} in flight`, align: 'right' },
-          { title: 'vs memory', align: 'right' },
-        ]),
-      ],
-      togetherRows,
-    ),
+    mdTable(['store', ...inFlightColumns([])], togetherRows),
     '',
     '### Each store alone in its process',
     '',
@@ -620,11 +619,7 @@ function report({ samples, extra, together, fleet, instructions, started }) {
     mdTable(
       [
         'store',
-        ...CONFIG.inFlight.flatMap((n) => [
-          { title: `${n} in flight`, align: 'right' },
-          { title: 'vs memory', align: 'right' },
-          { title: 'per CPU-s vs memory', align: 'right' },
-        ]),
+        ...inFlightColumns([{ title: 'per CPU-s vs memory', align: 'right' }]),
         { title: 'commands per decision', align: 'right' },
         { title: 'Redis µs per decision', align: 'right' },
         { title: 'key syncs per key per syncEvery', align: 'right' },

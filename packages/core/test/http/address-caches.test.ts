@@ -6,16 +6,10 @@ import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { KEPT_KEYS } from '../../src/http/key-spec.js'
-import { createRateLimitHandler, MemoryStore, type RequestInfo } from '../../src/index.js'
+import { createRateLimitHandler, MemoryStore } from '../../src/index.js'
+import { requestFrom } from '../request-info.js'
 
-const req = (ip: string | undefined): RequestInfo<any> => ({
-  ip,
-  method: 'GET',
-  route: '/',
-  path: '/',
-  headers: {},
-  native: {},
-})
+const req = requestFrom
 const allowedOf = (outcome: unknown) => (outcome as { allowed: boolean }).allowed
 
 describe('the handler keeps what recent addresses gave', () => {

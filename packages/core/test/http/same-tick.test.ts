@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { createRateLimitHandler, MemoryStore, type RequestInfo, type Store } from '../../src/index.js'
+import { createRateLimitHandler, MemoryStore, type Store } from '../../src/index.js'
 import { promisedStore } from '../promised-store.js'
+import { requestFrom } from '../request-info.js'
 
-const info = (ip = '203.0.113.7'): RequestInfo<any> => ({
-  ip,
-  method: 'GET',
-  route: '/',
-  path: '/',
-  headers: {},
-  native: {},
-})
+const info = (ip = '203.0.113.7') => requestFrom(ip)
 
 describe('an outcome decided in the same tick', () => {
   it('is the outcome itself on the MemoryStore with synchronous functions: a pass, a refusal, a skip', () => {
