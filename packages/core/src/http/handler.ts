@@ -142,7 +142,9 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
         const parsed = parseIp(raw)
         if (parsed !== undefined) {
           const allowed = allowList?.has(parsed) === true
-          if (!allowed) ip = ipKey(parsed, ipv6Subnet)
+          // A copy of its own: an IPv4 key is the request's own string, which can be a view of a whole
+          // X-Forwarded-For header; kept in the caches below, it would keep that header alive.
+          if (!allowed) ip = ownCopy(ipKey(parsed, ipv6Subnet))
           remember(raw, ip, allowed)
           if (allowed) return SKIPPED
         }

@@ -66,22 +66,28 @@ const handler = createRateLimitHandler({ limit: 10, window: '1h' })
 gc()
 const before = process.memoryUsage().heapUsed
 for (let i = 0; i < 500; i++) {
-  // An address cut from a 64 KB X-Forwarded-For value: a view of the whole header (13 characters or more).
-  const header = '2001:0db8:0000:' + i.toString(16).padStart(4, '0') + '::1,' + ' '.repeat(65536)
-  handler.handle({ ip: header.slice(0, header.indexOf(',')), method: 'GET', route: '/', path: '/', headers: {}, native: {} })
+  // An address cut from a 64 KB X-Forwarded-For value, as proxy-addr cuts it: a view of the whole header when
+  // it has 13 characters or more. IPv4 keys are the request's own string; IPv6 ones are rebuilt.
+  const header = (process.argv[1] === '4'
+    ? '203.' + (100 + (i >> 7)) + '.113.' + (100 + (i & 127))
+    : '2001:0db8:0000:' + i.toString(16).padStart(4, '0') + '::1') + ',' + ' '.repeat(65536)
+  handler.handle({ ip: header.substring(0, header.indexOf(',')), method: 'GET', route: '/', path: '/', headers: {}, native: {} })
 }
 gc()
 console.log(String(process.memoryUsage().heapUsed - before))
 `
 
 describe('addresses kept by the handler', () => {
-  it('keep their own characters: 500 addresses cut from 64 KB headers hold under 4 MB, not 32 MB', () => {
-    const retained = Number(
-      execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', probe], {
-        cwd: fileURLToPath(new URL('.', import.meta.url)),
-        encoding: 'utf8',
-      }).trim(),
-    )
-    expect(retained).toBeLessThan(4 * 1024 * 1024)
-  })
+  it.each(['4', '6'])(
+    'keep their own characters: 500 IPv%s addresses cut from 64 KB headers hold under 4 MB, not 32 MB',
+    (version) => {
+      const retained = Number(
+        execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', probe, version], {
+          cwd: fileURLToPath(new URL('.', import.meta.url)),
+          encoding: 'utf8',
+        }).trim(),
+      )
+      expect(retained).toBeLessThan(4 * 1024 * 1024)
+    },
+  )
 })
