@@ -35,9 +35,11 @@ export class KeySlab {
 
   constructor(
     readonly stateSize: number,
+    /** How many keys it has room for before it grows. */
+    capacity = 64,
     readonly width = stateSize + KEY_NUMBERS,
   ) {
-    this.data = new Float64Array(width * 64)
+    this.data = new Float64Array(width * capacity)
   }
 
   get size(): number {
@@ -85,6 +87,13 @@ export class KeySlab {
   setProcesses(processes: number): void {
     this.processes = processes
     for (const entry of this.values()) entry.refresh()
+  }
+
+  /** Put `entry` last in the order `values` gives (the order keys are looked at to be forgotten). */
+  toBack(entry: SyncedKey): void {
+    if (this.index.get(entry.key) !== entry.at) return
+    this.index.delete(entry.key)
+    this.index.set(entry.key, entry.at)
   }
 
   /** Forget `entry`; returns whether it was held. */

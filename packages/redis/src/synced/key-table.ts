@@ -4,9 +4,12 @@ import { KeySlab } from './key-slab.js'
 import { SyncedKey } from './synced-key.js'
 import { windowKindOf } from './window-kinds.js'
 
+/** How many keys of each algorithm, the oldest first, are looked at for one to forget. */
+const EVICTION_CANDIDATES = 32
+
 /**
  * The keys one process holds, per algorithm (one slab per algorithm id, the last algorithm asked for
- * remembered), bounded by `maxKeys`: past it, a key with nothing left to send is forgotten first. A key being
+ * remembered), bounded by `maxKeys`: past it, a key with nothing left to send is forgotten (see `evict`). A key being
  * reset gets no new entry until its reset in Redis has settled.
  */
 export class KeyTable {
@@ -92,7 +95,9 @@ export class KeyTable {
   /** Forget one key: a reply still in flight no longer applies to it, and requests waiting on it start over. */
   forget(entry: SyncedKey): void {
     entry.detached = true
+    // Out of the shared slab first (its slot is free from now on), then into one of its own.
     if (entry.slab.remove(entry)) this.size--
+    entry.moveToOwnSlab()
     const waiters = entry.waiters
     entry.waiters = undefined
     for (const resolve of waiters ?? []) resolve()
@@ -107,21 +112,30 @@ export class KeyTable {
     this.size = 0
   }
 
-  /** Forget one key, preferring one with nothing left to send (among the first few of each algorithm). */
+  /**
+   * Forget one key with nothing left to send (no units pending or in flight, not used since the last sync),
+   * the oldest first. A key looked at that still has units to send is not forgotten (that would lose what it
+   * counted) and goes to the back of the order, so the next look starts with others. When none of the keys
+   * looked at can go, none is forgotten: the table then holds more than `maxKeys` for a while, by at most the
+   * keys used since the last sync, which have nothing left to send once it lands.
+   */
   private evict(): void {
-    let victim: SyncedKey | undefined
     for (const slab of this.slabs.values()) {
-      let looked = 0
+      const busy: SyncedKey[] = []
+      let victim: SyncedKey | undefined
       for (const entry of slab.values()) {
-        victim ??= entry
         if (entry.pendingEmpty && !entry.inflight && !entry.queued) {
           victim = entry
           break
         }
-        if (++looked === 8) break
+        busy.push(entry)
+        if (busy.length === EVICTION_CANDIDATES) break
       }
-      if (victim?.pendingEmpty) break
+      for (const entry of busy) slab.toBack(entry)
+      if (victim) {
+        this.forget(victim)
+        return
+      }
     }
-    if (victim) this.forget(victim)
   }
 }

@@ -60,8 +60,9 @@ export interface SyncedStoreOptions {
    */
   offline?: 'share' | 'limit'
   /**
-   * The most keys kept in this process. Past it, keys with nothing left to send are forgotten first (a forgotten
-   * key is read from Redis again when it comes back).
+   * The most keys kept in this process. Past it, a key with nothing left to send is forgotten (a forgotten key
+   * is read from Redis again when it comes back). A key whose counts are not in Redis yet is never forgotten,
+   * so the keys used since the last sync may take the table past `maxKeys` until it lands.
    * @default 100_000
    * @example 1_000_000
    */

@@ -82,7 +82,10 @@ export function landCall(
       const { timing } = parts
       if (timing.serverClock) parts.serverClock.observe(timing.sentAt, timing.receivedAt, reply.now)
       call.entries.forEach((entry, i) => {
-        if (entry.detached) return
+        if (entry.detached) {
+          entry.landedForgotten()
+          return
+        }
         reply.read(i, entry.known)
         entry.synced()
       })

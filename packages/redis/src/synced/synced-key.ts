@@ -1,5 +1,5 @@
 import type { Algorithm } from '@floodgate/core'
-import { type KeySlab, NUMBER } from './key-slab.js'
+import { KeySlab, NUMBER } from './key-slab.js'
 import { WindowDeltas } from './window-deltas.js'
 import type { WindowKind } from './window-kinds.js'
 
@@ -20,8 +20,8 @@ import type { WindowKind } from './window-kinds.js'
  */
 export class SyncedKey {
   /** Where its view is in `slab.data`; its numbers (see `NUMBER`) follow it there, from `numbersAt`. */
-  readonly at: number
-  readonly numbersAt: number
+  at: number
+  numbersAt: number
   readonly known: Float64Array
   readonly pendingBefore = new WindowDeltas()
   /** The window of the latest pending units (`pendingUnits`; NaN: none); older ones are in `pendingBefore`. */
@@ -55,13 +55,27 @@ export class SyncedKey {
     readonly rkey: string,
     readonly algorithm: Algorithm,
     readonly kind: WindowKind,
-    readonly slab: KeySlab,
+    public slab: KeySlab,
   ) {
     this.known = new Float64Array(kind.stateSize)
     this.at = slab.allocate()
     this.numbersAt = this.at + kind.stateSize
     this.budgetStart = Number.NaN
     this.refresh()
+  }
+
+  /**
+   * Move the view and numbers into a slab of its own, when the key is forgotten: its slot in the shared slab is
+   * then free for another key, and whatever is still done to this one (a failed sync's units made pending
+   * again, say) cannot write into that key's numbers.
+   */
+  moveToOwnSlab(): void {
+    const own = new KeySlab(this.slab.stateSize, 1)
+    const at = own.allocate()
+    own.data.set(this.slab.data.subarray(this.at, this.at + own.width), at)
+    this.slab = own
+    this.at = at
+    this.numbersAt = at + own.stateSize
   }
 
   /**
@@ -213,6 +227,12 @@ export class SyncedKey {
     this.inflightDeltas = undefined
     this.isRead = true
     this.rebuildView()
+    this.refresh()
+  }
+
+  /** The sync in flight landed on a key forgotten meanwhile: its units are in Redis; what it read is not used. */
+  landedForgotten(): void {
+    this.inflightDeltas = undefined
     this.refresh()
   }
 
