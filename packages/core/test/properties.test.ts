@@ -269,3 +269,19 @@ describe.each(every)('%s', (_name, make) => {
     )
   })
 })
+
+describe("a count above the limit (merged from other processes, as a SyncedStore's view is)", () => {
+  it('is refused with remaining 0, never below', async () => {
+    const { fixedWindow, calendarQuota } = await import('../src/index.js')
+    const now = Date.UTC(2026, 0, 1, 12)
+    const fw = fixedWindow({ limit: 5, window: '1h' })
+    const fwState = new Float64Array([Math.floor(now / 3_600_000) * 3_600_000, 7])
+    expect(fw.peek(fwState, 0, now, 1)).toMatchObject({ allowed: false, remaining: 0 })
+    expect(fw.consume(fwState, 0, now, 1)).toMatchObject({ allowed: false, remaining: 0 })
+    const quota = calendarQuota({ limit: 5, period: 'day' })
+    const state = new Float64Array(quota.stateSize)
+    for (let i = 0; i < 5; i++) quota.consume(state, 0, now, 1)
+    state[1] = 7 // the day's count, past the limit
+    expect(quota.peek(state, 0, now, 1)).toMatchObject({ allowed: false, remaining: 0 })
+  })
+})

@@ -82,7 +82,15 @@ export function calendarQuota(options: CalendarQuotaOptions): Algorithm {
       return decide(true, limit, Math.floor(limit - used), used > 0 ? untilNext : 0, 0, 0)
     }
     const retryAfterMs = cost > limit ? NEVER : untilNext
-    return decide(false, limit, Math.floor(limit - count), count > 0 ? untilNext : 0, retryAfterMs, 0)
+    // Never below 0: a count merged from other processes (a SyncedStore) can pass the limit.
+    return decide(
+      false,
+      limit,
+      Math.max(0, Math.floor(limit - count)),
+      count > 0 ? untilNext : 0,
+      retryAfterMs,
+      0,
+    )
   }
 
   return {

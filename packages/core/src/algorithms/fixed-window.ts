@@ -31,7 +31,15 @@ export function fixedWindow(options: WindowOptions): Algorithm {
     }
     // A cost above the limit never passes: no window holds it.
     const retryAfterMs = cost > limit ? NEVER : untilNext
-    return decide(false, limit, Math.floor(limit - count), count > 0 ? untilNext : 0, retryAfterMs, 0)
+    // Never below 0: a count merged from other processes (a SyncedStore) can pass the limit.
+    return decide(
+      false,
+      limit,
+      Math.max(0, Math.floor(limit - count)),
+      count > 0 ? untilNext : 0,
+      retryAfterMs,
+      0,
+    )
   }
 
   return {

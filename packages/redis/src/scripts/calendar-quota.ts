@@ -77,6 +77,6 @@ local reset = 0
 if count > 0 then reset = until_next end
 local retry = until_next
 if cost > limit then retry = math.huge end
-${reply(0, 'floor(limit - count)', 'reset', 'retry', '0')}
+${reply(0, 'max(0, floor(limit - count))', 'reset', 'retry', '0')}
 `,
 }

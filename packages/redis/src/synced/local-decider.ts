@@ -143,6 +143,9 @@ export class LocalDecider {
     const { algorithm } = entry
     const { stats } = this.parts
     stats.exact++
+    // Sent behind a sync of this key still in flight, Redis decides it after that sync's read: the read
+    // lands without it (see `SyncedKey.admittedInRedis`).
+    const behind = entry.inflight ? entry.sends : undefined
     return this.parts.store.consume(algorithm, entry.key, cost, now).then(
       (decision) => {
         if (entry.detached) return decision as SyncedDecision // reset or forgotten meanwhile: Redis decided
@@ -152,7 +155,7 @@ export class LocalDecider {
         }
         if (!decision.allowed) return decision as SyncedDecision
         const start = windowStart(t, entry.windowMs)
-        entry.admittedInRedis(start, cost)
+        entry.admittedInRedis(start, cost, behind)
         const local = algorithm.consume(entry.slab.data, entry.at, t, cost)
         if (!local.allowed) entry.kind.merge(entry.slab.data, entry.at, start, cost, entry.windowMs)
         return tagged(local.allowed ? local : decision, decision.source)

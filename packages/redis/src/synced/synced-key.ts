@@ -31,6 +31,10 @@ export class SyncedKey {
   private isRead = false
   private isQueued = false
   private inflightDeltas: WindowDeltas | undefined
+  /** How many syncs have carried the key: the number of the one in flight, while one is. */
+  sends = 0
+  /** Units Redis admitted behind the sync in flight: not in what it reads back, so added to it when it lands. */
+  private readonly behindFlight = new WindowDeltas()
   /**
    * The budget: in the window starting at `budgetStart` (NaN: none), decided online or not (`budgetOnline`)
    * with `budgetProcesses` processes, at most `budgetCap` units admitted locally may be unacknowledged (the
@@ -178,11 +182,18 @@ export class SyncedKey {
     this.refresh()
   }
 
-  /** Units admitted at window `start` through Redis (already in Redis: known, not pending). */
-  admittedInRedis(start: number, amount: number): void {
+  /**
+   * Units admitted at window `start` through Redis (already in Redis: known, not pending). `behind` is the
+   * number of the sync that was in flight when the call was sent, if one was: Redis ran that sync first, so
+   * its read lands without these units; if it has not landed yet, they are added to what it reads.
+   */
+  admittedInRedis(start: number, amount: number, behind: number | undefined): void {
     this.budgetStart = Number.NaN
     this.refresh()
     this.kind.merge(this.known, 0, start, amount, this.windowMs)
+    if (behind !== undefined && this.inflightDeltas !== undefined && behind === this.sends) {
+      this.behindFlight.add(start, amount)
+    }
   }
 
   /** Whether it has no units to send. */
@@ -217,6 +228,8 @@ export class SyncedKey {
     this.pendingStart = Number.NaN
     this.pendingUnits = 0
     this.inflightDeltas = deltas
+    this.sends++
+    this.behindFlight.clear()
     this.refresh()
     return deltas
   }
@@ -226,6 +239,10 @@ export class SyncedKey {
     this.budgetStart = Number.NaN
     this.inflightDeltas = undefined
     this.isRead = true
+    this.behindFlight.forEach((start, amount) => {
+      this.kind.merge(this.known, 0, start, amount, this.windowMs)
+    })
+    this.behindFlight.clear()
     this.rebuildView()
     this.refresh()
   }
@@ -233,6 +250,7 @@ export class SyncedKey {
   /** The sync in flight landed on a key forgotten meanwhile: its units are in Redis; what it read is not used. */
   landedForgotten(): void {
     this.inflightDeltas = undefined
+    this.behindFlight.clear()
     this.refresh()
   }
 
@@ -242,6 +260,7 @@ export class SyncedKey {
       this.addPending(start, amount)
     })
     this.inflightDeltas = undefined
+    this.behindFlight.clear() // `known` has them already, and no read replaces it
     this.refresh()
   }
 
