@@ -1,4 +1,5 @@
 import type { Algorithm } from '@floodgate/core'
+import { ownCopy } from '@floodgate/core/internal'
 import type { RedisStore } from '../store.js'
 import { KeySlab } from './key-slab.js'
 import { SyncedKey } from './synced-key.js'
@@ -81,7 +82,8 @@ export class KeyTable {
       this.slabs.set(algorithm.id, slab)
     }
     if (this.size >= this.maxKeys) this.evict()
-    const entry = new SyncedKey(key, rkey, algorithm, kind, slab)
+    // A copy of its own: a key cut from a long string (a header's token) would keep that string alive.
+    const entry = new SyncedKey(ownCopy(key), rkey, algorithm, kind, slab)
     slab.add(entry)
     this.size++
     return entry
