@@ -252,11 +252,15 @@ describe('SyncedStore: allowances and exactness near the limit', () => {
   })
 
   it('a process joining shrinks the allowance of a key already counting fast: the budget of one process is not used for two', async () => {
-    const first = synced({ name: 'joining', processes: 'auto' }).store
+    const { store: first, clock } = synced({ name: 'joining', processes: 'auto' })
+    await first.sync()
+    clock.advance(100) // two sync intervals with the same count: this process's count has settled
     await first.sync()
     expect(first.processes).toBe(1)
-    // Alone: the allowance is the whole limit; 10 admitted, the key's budget made for one process.
-    for (let i = 0; i < 10; i++) expect((await first.consume(algorithm, 'k', 1, start)).allowed).toBe(true)
+    // Alone: the allowance is the whole limit; 10 admitted locally, the key's budget made for one process.
+    const alone = []
+    for (let i = 0; i < 10; i++) alone.push(await first.consume(algorithm, 'k', 1, start))
+    expect(alone.every((d) => d.allowed && d.source === undefined)).toBe(true)
     const second = synced({ name: 'joining', processes: 'auto' }).store
     await second.sync()
     await first.sync() // sends the 10 and counts the processes: 2
@@ -264,6 +268,34 @@ describe('SyncedStore: allowances and exactness near the limit', () => {
     // (100 - 10) / 2 = 45 for this process, not the 90 a budget for one process would leave.
     const burst = await Promise.all(Array.from({ length: 60 }, () => first.consume(algorithm, 'k', 1, start)))
     expect(burst.filter((d) => d.allowed)).toHaveLength(45)
+  })
+
+  it('processes started together and hit before any of them synced: Redis decides until each count settles, so exactly the limit passes', async () => {
+    // Each joined seeing 1, 2, 3 and 4 processes: shares cut by those counts would add up to 208 of 100.
+    const fleet: ReturnType<typeof synced>[] = []
+    for (let i = 0; i < 4; i++) {
+      fleet.push(synced({ name: 'cold-start', processes: 'auto' }))
+      await fleet[i]!.store.sync()
+    }
+    expect(fleet.map(({ store }) => store.processes)).toEqual([1, 2, 3, 4])
+    const bursts = await Promise.all(
+      fleet.map(({ store }) =>
+        Promise.all(Array.from({ length: 250 }, () => store.consume(algorithm, 'k', 1, start))),
+      ),
+    )
+    const admitted = bursts.flat().filter((d) => d.allowed)
+    expect(admitted).toHaveLength(100)
+    expect(admitted.every((d) => d.source === 'redis')).toBe(true)
+    // Once each has seen 4 for two sync intervals, it decides locally again, within its share.
+    for (const { store, clock } of fleet) {
+      await store.sync()
+      clock.advance(100)
+    }
+    for (const { store } of fleet) await store.sync()
+    expect(fleet.map(({ store }) => store.processes)).toEqual([4, 4, 4, 4])
+    const later = await fleet[0]!.store.consume(algorithm, 'k', 1, start + 60_000)
+    expect(later.allowed).toBe(true)
+    expect(later.source).toBeUndefined()
   })
 
   it('exactWithin: once the known total is within exactWithin x limit of it, Redis decides every admission', async () => {

@@ -9,7 +9,8 @@ export interface AllowanceParts {
   online: boolean
   exactWithin: number
   offline: 'share' | 'limit'
-  processes: number
+  /** What the allowance is divided by: the processes sharing it (Infinity: no allowance, Redis decides). */
+  shares: number
 }
 
 /**
@@ -22,7 +23,7 @@ export function allowanceOf(entry: SyncedKey, t: number, start: number, parts: A
   const limit = entry.algorithm.limit
   const ceiling = parts.online ? limit * (1 - parts.exactWithin) : limit
   const others = entry.kind.used(entry.slab.data, entry.at, t, entry.windowMs) - entry.unackedAt(start)
-  return (ceiling - others) / parts.processes + CAP_EPSILON
+  return (ceiling - others) / parts.shares + CAP_EPSILON
 }
 
 /**

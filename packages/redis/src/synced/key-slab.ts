@@ -30,8 +30,8 @@ export class KeySlab {
   private readonly entries: (SyncedKey | undefined)[] = []
   private readonly free: number[] = []
   private used = 0
-  /** The number of processes every decision on the slab alone assumes (see `SyncedKey.refresh`). */
-  processes = 0
+  /** What the allowances of every decision on the slab alone are divided by (see `SyncedKey.refresh`). */
+  shares = 0
 
   constructor(
     readonly stateSize: number,
@@ -81,11 +81,11 @@ export class KeySlab {
   }
 
   /**
-   * Assume `processes` processes from now on: every key's numbers are set again (a budget made with another
+   * Divide allowances by `shares` from now on: every key's numbers are set again (a budget made with another
    * number no longer lets a decision be made on the slab alone).
    */
-  setProcesses(processes: number): void {
-    this.processes = processes
+  setShares(shares: number): void {
+    this.shares = shares
     for (const entry of this.values()) entry.refresh()
   }
 

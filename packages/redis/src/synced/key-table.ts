@@ -19,8 +19,8 @@ export class KeyTable {
   private readonly resets = new Map<string, Promise<void>>()
   private lastAlgorithm: Algorithm | undefined
   private lastSlab: KeySlab | undefined
-  /** The number of processes decisions on a slab alone assume (see `KeySlab.processes`). */
-  private processes = 0
+  /** What allowances of decisions on a slab alone are divided by (see `KeySlab.shares`). */
+  private shares = 0
   size = 0
 
   constructor(
@@ -38,10 +38,10 @@ export class KeyTable {
     return slab
   }
 
-  /** Assume `processes` processes in every slab from now on (see `KeySlab.setProcesses`). */
-  setProcesses(processes: number): void {
-    this.processes = processes
-    for (const slab of this.slabs.values()) slab.setProcesses(processes)
+  /** Divide allowances by `shares` in every slab from now on (see `KeySlab.setShares`). */
+  setShares(shares: number): void {
+    this.shares = shares
+    for (const slab of this.slabs.values()) slab.setShares(shares)
   }
 
   /** The key's entry, if this process holds it. */
@@ -78,7 +78,7 @@ export class KeyTable {
     let slab = this.slabs.get(algorithm.id)
     if (!slab) {
       slab = new KeySlab(kind.stateSize)
-      slab.processes = this.processes
+      slab.shares = this.shares
       this.slabs.set(algorithm.id, slab)
     }
     if (this.size >= this.maxKeys) this.evict()

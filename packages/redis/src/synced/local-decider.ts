@@ -51,7 +51,8 @@ export class LocalDecider {
     const { algorithm } = entry
     const { parts } = this
     if (!entry.queued) parts.loop.enqueue(entry)
-    if (entry.covers(cost, t, online, parts.fleet.processes)) {
+    const shares = this.sharesOf(online)
+    if (entry.covers(cost, t, online, shares)) {
       // The allowance, as last computed in this window, still covers it.
       const decision = algorithm.consume(entry.slab.data, entry.at, t, cost)
       if (decision.allowed) entry.admittedInBudget(cost)
@@ -65,7 +66,7 @@ export class LocalDecider {
     const source = online ? 'local' : 'offline'
     const start = windowStart(t, entry.windowMs)
     const cap = allowanceOf(entry, t, start, this.allowanceParts(online))
-    entry.setBudget(start, cap, online, parts.fleet.processes)
+    entry.setBudget(start, cap, online, shares)
     if (entry.unackedAt(start) + cost <= cap) {
       const decision = algorithm.consume(entry.slab.data, entry.at, t, cost)
       if (decision.allowed) entry.admitted(start, cost)
@@ -129,8 +130,16 @@ export class LocalDecider {
   }
 
   private allowanceParts(online: boolean): AllowanceParts {
-    const { exactWithin, offline, fleet } = this.parts
-    return { online, exactWithin, offline, processes: fleet.processes }
+    const { exactWithin, offline } = this.parts
+    return { online, exactWithin, offline, shares: this.sharesOf(online) }
+  }
+
+  /**
+   * What an allowance is divided by: online, the fleet's shares (Infinity until its count has settled, so Redis
+   * decides); offline, the processes last counted.
+   */
+  private sharesOf(online: boolean): number {
+    return online ? this.parts.fleet.shares : this.parts.fleet.processes
   }
 
   /** Near the limit: the RedisStore's script decides; a failure there is decided locally instead. */

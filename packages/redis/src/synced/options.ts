@@ -46,7 +46,9 @@ export interface SyncedStoreOptions {
   /**
    * How many processes share each limit: every sync grants a process `1/processes` of what the total it read
    * leaves. `'auto'` counts them in Redis (a sorted set under the RedisStore's prefix that each process joins
-   * when it is created and on every sync, and leaves on `close()`).
+   * when it is created and on every sync, and leaves on `close()`). With `'auto'`, a process that has just joined
+   * lets Redis decide its requests until it has seen the same count for two sync intervals: the others do not
+   * count it yet, so a share of its own would come on top of theirs.
    * @default 'auto'
    * @example 8
    */

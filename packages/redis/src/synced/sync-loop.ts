@@ -87,8 +87,9 @@ export class SyncLoop {
   /** Join (or stay in) the fleet and learn how many processes it has. */
   heartbeat(op: 'join' | 'leave' = 'join'): Promise<void> {
     const { runner, fleet } = this.parts
+    const sentAt = this.parts.local()
     return runner.run(FLEET, 1, [fleet.key, ...fleet.args(op)]).then((settled) => {
-      if (op === 'join') fleet.observe(settled)
+      if (op === 'join') fleet.observe(settled, sentAt)
     })
   }
 

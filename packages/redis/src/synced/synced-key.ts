@@ -37,14 +37,14 @@ export class SyncedKey {
   private readonly behindFlight = new WindowDeltas()
   /**
    * The budget: in the window starting at `budgetStart` (NaN: none), decided online or not (`budgetOnline`)
-   * with `budgetProcesses` processes, at most `budgetCap` units admitted locally may be unacknowledged (the
+   * with allowances divided by `budgetShares`, at most `budgetCap` units admitted locally may be unacknowledged (the
    * allowance, as last computed: a lower bound of what it is later in the window, as it only grows with time
    * there). A request within it may be admitted at once; one beyond it is decided the long way. Anything that
    * changes what the allowance is computed from resets it.
    */
   private budgetCap = 0
   budgetOnline = true
-  budgetProcesses = 0
+  budgetShares = 0
   /** Its Redis Cluster slot, once asked for. */
   slot: number | undefined
   /** Whether it is about to be read on its own (a new key). */
@@ -139,26 +139,26 @@ export class SyncedKey {
   }
 
   /**
-   * Whether a request of `cost` at time `t`, decided `online` with `processes` processes, is covered by the
+   * Whether a request of `cost` at time `t`, decided `online` with allowances divided by `shares`, is covered by the
    * budget.
    */
-  covers(cost: number, t: number, online: boolean, processes: number): boolean {
+  covers(cost: number, t: number, online: boolean, shares: number): boolean {
     const start = this.budgetStart
     return (
       t >= start &&
       t < start + this.windowMs &&
       online === this.budgetOnline &&
-      processes === this.budgetProcesses &&
+      shares === this.budgetShares &&
       cost <= this.budget
     )
   }
 
   /** The budget of the window starting at `start`: at most `cap` units unacknowledged (see {@link budgetCap}). */
-  setBudget(start: number, cap: number, online: boolean, processes: number): void {
+  setBudget(start: number, cap: number, online: boolean, shares: number): void {
     this.budgetStart = start
     this.budgetCap = cap
     this.budgetOnline = online
-    this.budgetProcesses = processes
+    this.budgetShares = shares
     this.refresh()
   }
 
@@ -268,7 +268,7 @@ export class SyncedKey {
    * Set the numbers `decideCovered` works from: its cap on the pending units of the budget's window (the
    * budget's cap less what is in flight in that window), or -Infinity while a decision may not be made there
    * alone: not read, not queued for the next sync (the first decision after a sync queues it), a budget made
-   * offline or with another number of processes than the slab's, or none. When the budget's window is later
+   * offline or divided by other shares than the slab's, or none. When the budget's window is later
    * than the latest pending one, that one's units move to `pendingBefore` first, so that the budget's window is
    * the pending one.
    */
@@ -279,7 +279,7 @@ export class SyncedKey {
       this.isRead &&
       this.isQueued &&
       this.budgetOnline &&
-      this.budgetProcesses === this.slab.processes &&
+      this.budgetShares === this.slab.shares &&
       !Number.isNaN(start)
     ) {
       if (Number.isNaN(this.pendingStart) || start > this.pendingStart) this.addPending(start, 0)

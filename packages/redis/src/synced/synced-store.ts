@@ -117,8 +117,8 @@ export class SyncedStore implements Store {
     if (at !== undefined) {
       const online = this.reach.online()
       const t = now === undefined ? this.serverClock.now() : this.timeOf(now)
-      const processes = this.fleet.processes
-      if (processes !== slab!.processes) this.keys.setProcesses(processes)
+      const shares = this.fleet.shares
+      if (shares !== slab!.shares) this.keys.setShares(shares)
       const covered = online ? decideCovered(slab!, at, algorithm, cost, t) : undefined
       if (covered) {
         this.counters.local++
