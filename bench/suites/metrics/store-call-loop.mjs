@@ -1,9 +1,11 @@
 // A RedisStore's metrics on one store call, alone, for counting CPU instructions under valgrind
-// (bench/suites/metrics/decide-count.mjs): what `timed()` adds to a call that answers at once (its clock
-// reads, its `.then`, the histogram's record), metrics off (the call awaited bare) or through a sink.
+// (bench/suites/metrics/http-run.mjs): what timing a call adds to a bounded call that answers at once, made
+// as the RedisStore makes its calls (a promise around an entry in its deadline queue, settled by the reply).
+// A timed call carries the store-duration histogram on its entry, which records the time from its start
+// when it settles; metrics off, the entry carries none.
 //
-//   node bench/suites/metrics/store-call-loop.mjs <off|prometheus|opentelemetry> <warmup> <n>
-import { createStoreMetrics } from '@floodgate/core/internal'
+//   node bench/suites/metrics/store-call-loop.mjs <off|prometheus|opentelemetry|opentelemetry-producer> <warmup> <n>
+import { CallFailure, createStoreMetrics, Deadlines, settle } from '@floodgate/core/internal'
 import { metricsSink } from '../../lib/metrics-sink.mjs'
 import { heapAtMarks, mark } from '../http/marks.mjs'
 
@@ -14,12 +16,14 @@ const metrics = createStoreMetrics({
   operations: ['consume', 'consume_all', 'peek', 'refund', 'reset'],
   circuitOpen: () => false,
 })
+const deadlines = new Deadlines(500, () => new CallFailure(new Error('timed out'), true, true))
 const reply = [1, 0, 0]
 async function calls(count) {
   for (let i = 0; i < count; i++) {
-    const call = Promise.resolve(reply)
-    // As the RedisStore's calls do: `this.metrics ? this.metrics.timed(operation, sent) : sent`.
-    const settled = await (metrics ? metrics.timed('consume', call) : call)
+    // As ScriptRunner.run: the histogram of the call's operation on its deadline entry (none when off).
+    const settled = await new Promise((resolve) => {
+      settle(deadlines.start(resolve, metrics?.histogramOf('consume')), reply)
+    })
     if (settled !== reply) throw new Error('the call did not resolve with its reply')
   }
 }

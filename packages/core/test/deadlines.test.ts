@@ -102,4 +102,37 @@ describe('Deadlines', () => {
     expect(answers.get('b')).toEqual([TIMEOUT])
     expect(vi.getTimerCount()).toBe(0)
   })
+  it('records the duration of a timed call once, in seconds, when it settles: by its answer or by its deadline', () => {
+    const deadlines = new Deadlines(500, () => TIMEOUT)
+    const recorded: number[] = []
+    const histogram = { record: (seconds: number) => recorded.push(seconds) }
+    const answered = deadlines.start(() => {}, histogram)
+    const timedOut = deadlines.start(() => {}, histogram)
+    deadlines.start(() => {}) // not timed: nothing recorded for it
+    vi.advanceTimersByTime(120)
+    settle(answered, 'reply')
+    settle(answered, 'late reply')
+    expect(recorded).toEqual([0.12])
+    vi.advanceTimersByTime(380) // the other two reach their deadline
+    settle(timedOut, 'reply after the deadline')
+    expect(recorded).toEqual([0.12, 0.5])
+  })
+
+  it('a histogram that throws fails no call: the answer still arrives', () => {
+    const deadlines = new Deadlines(500, () => TIMEOUT)
+    const answers: Settled[] = []
+    const throwing = {
+      record: () => {
+        throw new Error('sink down')
+      },
+    }
+    settle(
+      deadlines.start((settled) => answers.push(settled), throwing),
+      'reply',
+    )
+    const late = deadlines.start((settled) => answers.push(settled), throwing)
+    vi.advanceTimersByTime(500)
+    expect(answers).toEqual(['reply', TIMEOUT])
+    expect(late.queue).toBeUndefined()
+  })
 })

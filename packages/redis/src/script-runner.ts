@@ -1,3 +1,4 @@
+import type { BoundHistogram } from '@floodgate/core'
 import { CallFailure, Deadlines, type Pending, type Settled, settle } from '@floodgate/core/internal'
 import { adaptClient, type RedisClient, type ScriptClient } from './clients/index.js'
 import { RedisStoreError, replyCode } from './errors.js'
@@ -40,9 +41,14 @@ export class ScriptRunner {
    * EVALSHA `script` with `numKeys` keys first in `args`. A Buffer argument (given only when {@link binary}:
    * both clients that take binary replies send a Buffer as its bytes) is a script's binary ARGV.
    */
-  run(script: Script, numKeys: number, given: readonly (string | Buffer)[]): Promise<Settled> {
+  run(
+    script: Script,
+    numKeys: number,
+    given: readonly (string | Buffer)[],
+    timing?: BoundHistogram,
+  ): Promise<Settled> {
     const args = given as readonly string[]
-    return this.within((pending) => {
+    return this.within(timing, (pending) => {
       const onError = (error: unknown) => {
         if (pending.done || replyCode(error) !== 'NOSCRIPT') return settle(pending, failure(error))
         try {
@@ -59,8 +65,8 @@ export class ScriptRunner {
   }
 
   /** DEL `key`, bounded like a script. */
-  del(key: string): Promise<Settled> {
-    return this.within((pending) =>
+  del(key: string, timing?: BoundHistogram): Promise<Settled> {
+    return this.within(timing, (pending) =>
       this.client.del(key).then(
         (reply) => settle(pending, reply),
         (error) => settle(pending, failure(error)),
@@ -68,10 +74,13 @@ export class ScriptRunner {
     )
   }
 
-  /** Start a call with a deadline; a synchronous throw settles it as a failure. */
-  private within(start: (pending: Pending) => void): Promise<Settled> {
+  /**
+   * Start a call with a deadline (its duration recorded in `timing`, when given, as it settles); a synchronous
+   * throw settles it as a failure.
+   */
+  private within(timing: BoundHistogram | undefined, start: (pending: Pending) => void): Promise<Settled> {
     return new Promise((resolve) => {
-      const pending = this.deadlines.start(resolve)
+      const pending = this.deadlines.start(resolve, timing)
       try {
         start(pending)
       } catch (error) {

@@ -42,8 +42,8 @@ export class StoreCalls {
   ): Promise<Settled> {
     const { script, params } = this.prepare(algorithm)
     const args = singleArgs(rkey, operation, this.runner.binary, now, cost, this.graceText, params)
-    const sent = this.runner.run(script, 1, args)
-    return this.metrics ? this.metrics.timed(operation, sent) : sent
+    // Timed on the call's deadline entry: no promise of its own.
+    return this.runner.run(script, 1, args, this.metrics?.histogramOf(operation))
   }
 
   /** Run the consume-all script on `items`, whose `keys` share one slot. */
@@ -54,14 +54,17 @@ export class StoreCalls {
       this.graceMs,
       items.map((item) => ({ cost: item.cost, params: this.prepare(item.algorithm).params })),
     )
-    const sent = this.runner.run(CONSUME_ALL, keys.length, [...keys, ...args])
-    return this.metrics ? this.metrics.timed('consume_all', sent) : sent
+    return this.runner.run(
+      CONSUME_ALL,
+      keys.length,
+      [...keys, ...args],
+      this.metrics?.histogramOf('consume_all'),
+    )
   }
 
   /** DEL `rkey` (a reset), timed. */
   del(rkey: string): Promise<Settled> {
-    const deleting = this.runner.del(rkey)
-    return this.metrics ? this.metrics.timed('reset', deleting) : deleting
+    return this.runner.del(rkey, this.metrics?.histogramOf('reset'))
   }
 
   private prepare(algorithm: Algorithm): Prepared {
