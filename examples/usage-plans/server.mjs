@@ -27,7 +27,8 @@ const limiter = rateLimit({
   apiKey: (req) => req.get('x-api-key'),
   planOf: async (apiKey) => accounts.get(apiKey),
   anonymousPlan: 'free', // requests without a key: the free plan, per client address
-  // A flood limit per address, before any key is looked at.
+  // A flood limit per address: it counts every request, those answered 401 and 403 too, and refuses a client
+  // that has spent it before its key is looked up.
   limits: [{ name: 'ip', key: 'ip', algorithm: fixedWindow({ limit: 100, window: '1m' }) }],
   headers: 'draft-8',
 })

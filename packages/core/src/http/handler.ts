@@ -13,7 +13,16 @@ import { KEPT_KEYS, routeText } from './key-spec.js'
 import { type ParsedRateLimitOptions, rateLimitOptionsSchema } from './options/schema.js'
 import type { RateLimitOptions } from './options/types.js'
 import { type Outcome, SKIPPED } from './outcome.js'
-import { compilePlanResolver, NO_ADDRESS, type PlanOfRequest, type Resolution } from './plans.js'
+import { compilePlanGate } from './plan-gate.js'
+import {
+  compilePlanResolver,
+  NO_ADDRESS,
+  NoPlan,
+  PlanLookupNeeded,
+  type PlanOfRequest,
+  type Resolution,
+} from './plans.js'
+import { itemsOf } from './policy-items.js'
 import { compilePolicySets, type PolicySet } from './policy-sets.js'
 import { compileRefunds } from './refunds.js'
 import { compileRefusal } from './refusal.js'
@@ -83,6 +92,20 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   })
 
   const finish = compileFinish<N>({ refuse, hooks, refunds, sleep, clock, dryRun })
+  const gate = o.plans
+    ? compilePlanGate<N>({
+        store,
+        sets,
+        anyPlan: Object.keys(o.plans)[0]!,
+        user: userOf,
+        report,
+        clock,
+        finish,
+        answers,
+        withTimeout,
+        consume: (info, set, facts, plan) => consume(info, set, facts, plan),
+      })
+    : undefined
 
   // skip -> decide -> finish
   //
@@ -177,6 +200,8 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     resolution: Resolution,
   ): Outcome | Promise<Outcome> {
     if (resolution === NO_ADDRESS) return answers.noAddress(info)
+    if (resolution instanceof NoPlan) return gate!.charge(info, ip, routeKeyOf(info), resolution)
+    if (resolution instanceof PlanLookupNeeded) return gate!.lookUp(info, ip, routeKeyOf(info), resolution)
     if ('partition' in resolution) return withPlan(info, ip, resolution)
     return resolution
   }
@@ -186,11 +211,16 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     ip: string | undefined,
     plan: PlanOfRequest | undefined,
   ): Outcome | Promise<Outcome> {
-    const routeKey = byRoute && info.route ? `${info.method} ${info.route}` : undefined
+    const routeKey = routeKeyOf(info)
     const set = plan === undefined && routeKey === undefined ? base : sets.get(plan?.plan, routeKey)
     const route = set.needsRoute ? routeText(info.route) : '*'
     const facts = gatherFacts(set, set.needsUser ? userOf : undefined, info, ip, route, plan, report)
     return facts instanceof Promise ? consumeLater(facts, info, set, plan) : consume(info, set, facts, plan)
+  }
+
+  /** The route whose tier decides the request (`'GET /x'`), when some route has a tier of its own. */
+  function routeKeyOf(info: RequestInfo<N>): string | undefined {
+    return byRoute && info.route ? `${info.method} ${info.route}` : undefined
   }
 
   function consumeLater(
@@ -208,16 +238,8 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     facts: RequestFacts<N>,
     plan: PlanOfRequest | undefined,
   ): Outcome | Promise<Outcome> {
-    const { policies } = set
-    const count = policies.length
-    const items: ConsumeItem[] = new Array(count)
-    for (let i = 0; i < count; i++) {
-      const policy = policies[i]!
-      const key = policy.keyer(facts.keys, policy.scope)
-      if (key === undefined) return answers.noAddress(info)
-      const cost = policy.cost ?? facts.costs[policy.costIndex] ?? policy.fallbackCost
-      items[i] = { algorithm: policy.algorithm, key, cost }
-    }
+    const items = itemsOf(set.policies, facts)
+    if (items === undefined) return answers.noAddress(info)
     const result = decideOnStore(store, items, set.order, clock?.())
     if (result instanceof Promise) return finishLater(result, set, items, info, plan)
     return finish(result, set, items, info, plan)

@@ -17,6 +17,14 @@ interface Entry<C> {
   expires: number
 }
 
+/** The app's `planOf`, bounded and cached (see {@link compilePlanLookup}). */
+export interface PlanLookup<N, C> {
+  /** The answer for `apiKey`: cached, the lookup in flight, or a new lookup. Never rejects. */
+  answer(apiKey: string, req: N): PlanAnswer<C> | Promise<PlanAnswer<C>>
+  /** The answer for `apiKey` that needs no new call of `planOf`: cached, or in flight; else undefined. */
+  known(apiKey: string): PlanAnswer<C> | Promise<PlanAnswer<C>> | undefined
+}
+
 /**
  * The app's `planOf`, bounded and cached: answers (unknown keys too) are kept for `ttl` ms, at most
  * `maxKeys` of them (the oldest dropped first); concurrent lookups of one key share one call; a lookup that
@@ -28,7 +36,7 @@ export function compilePlanLookup<N, C = unknown>(parts: {
   cache: false | { maxKeys: number; ttl: number }
   timeoutMs: number
   now: () => number
-}): (apiKey: string, req: N) => PlanAnswer<C> | Promise<PlanAnswer<C>> {
+}): PlanLookup<N, C> {
   const { planOf, cache, timeoutMs, now } = parts
   const entries = new Map<string, Entry<C>>()
   const pending = new Map<string, Promise<PlanAnswer<C>>>()
@@ -85,12 +93,16 @@ export function compilePlanLookup<N, C = unknown>(parts: {
     return bounded
   }
 
-  return (apiKey, req) => {
+  function known(apiKey: string): PlanAnswer<C> | Promise<PlanAnswer<C>> | undefined {
     const entry = cache ? entries.get(apiKey) : undefined
     if (entry !== undefined) {
       if (entry.expires > now()) return entry.answer
       entries.delete(apiKey)
     }
-    return pending.get(apiKey) ?? ask(apiKey, req)
+    return pending.get(apiKey)
+  }
+  return {
+    known,
+    answer: (apiKey, req) => known(apiKey) ?? ask(apiKey, req),
   }
 }

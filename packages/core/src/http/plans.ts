@@ -18,8 +18,25 @@ export interface PlanOfRequest extends PlanCaller {
 /** A request on the anonymous plan whose client address is unknown: never one shared bucket. */
 export const NO_ADDRESS = Symbol('no client address')
 
-/** A request's plan, or the answer when it has none, or {@link NO_ADDRESS}. */
-export type Resolution = PlanOfRequest | Outcome | typeof NO_ADDRESS
+/**
+ * A request with no plan to count it under: no API key and no anonymous plan (401), or a key `planOf` does not
+ * know (403). Its answer is sent once the `limits` have counted the request: a flood of made-up keys meets the
+ * per-IP limit like any other traffic, and is never counted against a plan.
+ */
+export class NoPlan {
+  constructor(readonly answer: Outcome) {}
+}
+
+/**
+ * A request whose API key's plan is neither cached nor being looked up: `lookUp` asks `planOf`. The handler
+ * checks the `limits` first, so a client already over them is refused without a call of `planOf`.
+ */
+export class PlanLookupNeeded {
+  constructor(readonly lookUp: () => Promise<Resolution>) {}
+}
+
+/** A request's plan, or the answer when it has none, or what must happen before it is known. */
+export type Resolution = PlanOfRequest | Outcome | NoPlan | PlanLookupNeeded | typeof NO_ADDRESS
 
 /** Finds the plan of each request, or the answer when there is none. */
 export interface PlanResolver<N> {
@@ -79,13 +96,13 @@ export function compilePlanResolver<N>(parts: {
     result: PlanAnswer<PlanOfRequest>,
     apiKey: string,
     info: RequestInfo<N>,
-  ): PlanOfRequest | Outcome {
+  ): PlanOfRequest | Outcome | NoPlan {
     if ('caller' in result && result.caller !== undefined) return result.caller
     if ('error' in result) {
       report(result.error, info)
       return answer(503, PLAN_UNAVAILABLE_BODY, result.error, { 'retry-after': '1' })
     }
-    if (result.plan === undefined) return answer(403, API_KEY_UNKNOWN_BODY)
+    if (result.plan === undefined) return new NoPlan(answer(403, API_KEY_UNKNOWN_BODY))
     if (!(result.plan in o.plans!)) {
       const error = new RateLimitRequestError(
         'ERR_FLOODGATE_UNKNOWN_PLAN',
@@ -114,14 +131,19 @@ export function compilePlanResolver<N>(parts: {
     else if (typeof value === 'string') apiKey = value === '' ? undefined : value
     else if (value !== undefined && value !== null) report(invalidKeyValue('apiKey', value), info)
     if (apiKey === undefined) {
-      if (anonymous === undefined) return answer(401, API_KEY_REQUIRED_BODY)
+      if (anonymous === undefined) return new NoPlan(answer(401, API_KEY_REQUIRED_BODY))
       return ip === undefined ? NO_ADDRESS : { plan: anonymous, partition: `ip:${ip}`, keys: [] }
     }
     const key = apiKey
-    const result = lookup(key, info.native)
-    return result instanceof Promise
-      ? result.then((r) => fromAnswer(r, key, info))
-      : fromAnswer(result, key, info)
+    const known = lookup.known(key)
+    if (known === undefined) {
+      return new PlanLookupNeeded(() =>
+        Promise.resolve(lookup.answer(key, info.native)).then((r) => fromAnswer(r, key, info)),
+      )
+    }
+    return known instanceof Promise
+      ? known.then((r) => fromAnswer(r, key, info))
+      : fromAnswer(known, key, info)
   }
 
   return {
@@ -130,7 +152,7 @@ export function compilePlanResolver<N>(parts: {
       return value instanceof Promise ? value.then((v) => withKey(v, info, ip)) : withKey(value, info, ip)
     },
     async planOfKey(apiKey) {
-      const result = await lookup(apiKey, undefined as N)
+      const result = await lookup.answer(apiKey, undefined as N)
       if ('error' in result) throw result.error
       if (result.plan === undefined || !(result.plan in o.plans!)) return undefined
       return ofKey(apiKey, result.plan)

@@ -55,7 +55,8 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
     )
     return { ...compiled, writeHeaders, needsNow: needsNow && writeHeaders !== undefined }
   }
-  const planNames = o.plans ? Object.keys(plans) : [undefined]
+  // With plans, the base set of each route too: what a request is checked against before its plan is known.
+  const planNames = o.plans ? [undefined, ...Object.keys(plans)] : [undefined]
   for (const plan of planNames) {
     for (const routeKey of [undefined, ...Object.keys(routes)])
       sets.set(`${plan ?? ''}\n${routeKey ?? ''}`, compile(plan, routeKey))

@@ -116,14 +116,66 @@ describe('usage plans', () => {
     })
   })
 
-  it('no key and no anonymous plan: 401, counted against no one; an unknown key: 403', async () => {
-    const { send } = setup({
-      limits: [{ name: 'ip', key: 'ip', algorithm: fixedWindow({ limit: 2, window: '1m' }) }],
+  it('no key and no anonymous plan: 401; an unknown key: 403; both counted by the per-IP limit, never by a plan', async () => {
+    const { send, lookups } = setup({
+      limits: [{ name: 'ip', key: 'ip', algorithm: fixedWindow({ limit: 4, window: '1m' }) }],
     })
-    for (let i = 0; i < 3; i++) expect((await send()).status).toBe(401)
-    for (let i = 0; i < 3; i++) expect((await send('nobody')).status).toBe(403)
-    // The per-IP limit was not touched by the 401s and 403s.
-    expect((await send('key-free')).decisions.find((d) => d.policy === 'ip')!.remaining).toBe(1)
+    expect((await send()).status).toBe(401)
+    expect((await send('nobody')).status).toBe(403)
+    // A key's request spends one unit of the per-IP limit, as any request does: 4 - 3 = 1 left.
+    const passed = await send('key-free')
+    expect(passed.allowed).toBe(true)
+    expect(passed.decisions.find((d) => d.policy === 'ip')!.remaining).toBe(1)
+    expect(passed.decisions.find((d) => d.policy === 'rate')!.remaining).toBe(49) // the plan: its own count
+    expect((await send('nobody')).status).toBe(403)
+    // The IP has spent its limit: refused before the key is looked at, whatever it sends.
+    for (const key of [undefined, 'nobody', 'made-up', 'key-free']) {
+      const refused = await send(key)
+      expect(refused).toMatchObject({ allowed: false, status: 429 })
+      expect(refused.decisions.filter((d) => !d.allowed).map((d) => d.policy)).toEqual(['ip'])
+    }
+    expect(lookups).toEqual(['nobody', 'key-free'])
+    // Another address is not touched.
+    expect((await send(undefined, '198.51.100.1')).status).toBe(401)
+  })
+
+  it('a flood of made-up keys from one address meets its per-IP limit: planOf is not asked once it is spent', async () => {
+    const { send, lookups } = setup({
+      limits: [{ name: 'ip', key: 'ip', algorithm: fixedWindow({ limit: 3, window: '1m' }) }],
+    })
+    const statuses = []
+    for (let i = 0; i < 20; i++) statuses.push((await send(`made-up-${i}`)).status)
+    expect(statuses).toEqual([403, 403, 403, ...Array(17).fill(429)])
+    expect(lookups).toHaveLength(3)
+  })
+
+  it('a key looked up for the first time is decided on its limits and its plan as one, its app functions called once', async () => {
+    const calls = { user: 0, cost: 0 }
+    const { send, lookups } = setup({
+      limits: [{ name: 'user', key: 'user', algorithm: fixedWindow({ limit: 2, window: '1m' }) }],
+      user: () => {
+        calls.user++
+        return 'u1'
+      },
+      cost: async () => {
+        calls.cost++
+        return 1
+      },
+    })
+    const first = await send('key-free')
+    expect(first.allowed).toBe(true)
+    expect(calls).toEqual({ user: 1, cost: 1 })
+    expect(first.decisions.map((d) => [d.policy, d.remaining])).toEqual([
+      ['user', 1],
+      ['rate', 49],
+      ['quota', 9_999],
+    ])
+    expect((await send('key-pro')).allowed).toBe(true) // looked up too: the user's limit is spent
+    const refused = await send('key-free') // cached now: one decision of all three
+    expect(refused).toMatchObject({ allowed: false, status: 429 })
+    expect(refused.decisions.find((d) => d.policy === 'rate')!.remaining).toBe(49) // spent nothing
+    expect(lookups).toEqual(['key-free', 'key-pro'])
+    expect(calls).toEqual({ user: 3, cost: 3 })
   })
 
   it('the anonymous plan counts requests without a key per client address', async () => {

@@ -45,7 +45,7 @@ export interface PlanAndTierOptions<N = any> {
   planOf?: (apiKey: string, req: N) => Awaitable<string | null | undefined>
   /**
    * The plan of requests without an API key, counted per client address. Unset: such requests are
-   * answered 401, and counted against no one.
+   * answered 401, counted by `limits` (a per-IP flood limit) and by no plan.
    * @default none (401)
    * @example 'free'
    */
