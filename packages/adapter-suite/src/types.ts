@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import type { LoadShedder, PriorityQueue } from '@floodgate/core'
+import type { LoadShedder, PriorityQueue, UsageReport } from '@floodgate/core'
 
 /** One route of a test app. Every route answers `{ ok: true }` with `status` (200 by default). */
 export interface AdapterRoute {
@@ -71,6 +71,8 @@ export interface AdapterApp {
   close(): Promise<void>
   /** The degradation middlewares, when the setup asked for them. */
   gates: AppGates
+  /** The usage report of the app-wide limiter, when it has `plans` (each adapter's own way of giving it). */
+  usage: UsageReport | undefined
 }
 
 /** What the suite needs from an adapter: build an app, send it requests (supertest, `fastify.inject`, ...). */

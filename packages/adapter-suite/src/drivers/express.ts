@@ -16,7 +16,8 @@ export const expressDriver: AdapterDriver = {
         next()
       })
     }
-    if (setup.options) app.use(rateLimit(setup.options))
+    const limiter = setup.options ? rateLimit(setup.options) : undefined
+    if (limiter) app.use(limiter)
     const gates = useGates(setup.degradation, { priorityQueue, loadShedder }, (m) => app.use(m))
     for (const route of setup.routes ?? [{ path: '/' }]) {
       const method = (route.method ?? 'GET').toLowerCase() as 'get' | 'post'
@@ -29,6 +30,6 @@ export const expressDriver: AdapterDriver = {
       app[method](route.path, ...handlers)
     }
     const server = app.listen(0, '127.0.0.1')
-    return servedApp(server, gates)
+    return servedApp(server, gates, limiter?.usage)
   },
 }

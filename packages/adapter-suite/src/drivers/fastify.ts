@@ -50,6 +50,7 @@ export const fastifyDriver: AdapterDriver = {
         priorityQueue: degradation?.priorityQueue ? app.priorityQueue : undefined,
         loadShedder: degradation?.loadShedder ? app.loadShedder : undefined,
       },
+      usage: app.rateLimitUsage,
     }
   },
 }

@@ -20,7 +20,10 @@ export const koaDriver: AdapterDriver = {
       })
     }
     const router = new Router()
-    if (setup.options) app.use(rateLimit(setup.routerOption ? { ...setup.options, router } : setup.options))
+    const limiter = setup.options
+      ? rateLimit(setup.routerOption ? { ...setup.options, router } : setup.options)
+      : undefined
+    if (limiter) app.use(limiter)
     const gates = useGates(setup.degradation, { priorityQueue, loadShedder }, (m) => app.use(m))
     for (const route of setup.routes ?? [{ path: '/' }]) {
       const method = (route.method ?? 'GET').toLowerCase() as 'get' | 'post'
@@ -34,6 +37,6 @@ export const koaDriver: AdapterDriver = {
     }
     app.use(router.routes())
     const server = app.listen(0, '127.0.0.1')
-    return servedApp(server, gates)
+    return servedApp(server, gates, limiter?.usage)
   },
 }

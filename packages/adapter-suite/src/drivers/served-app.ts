@@ -1,10 +1,11 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { UsageReport } from '@floodgate/core'
 import request from 'supertest'
 import type { AdapterApp, AppGates } from '../types.js'
 
 /** A test app over a Node HTTP server bound to 127.0.0.1: requests go through real HTTP (supertest). */
-export function servedApp(server: Server, gates: AppGates): AdapterApp {
+export function servedApp(server: Server, gates: AppGates, usage: UsageReport | undefined): AdapterApp {
   return {
     async request({ method = 'GET', path, headers = {} }) {
       const res = await request(server)[method.toLowerCase() as 'get'](path).set(headers)
@@ -16,5 +17,6 @@ export function servedApp(server: Server, gates: AppGates): AdapterApp {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
     gates,
+    usage,
   }
 }

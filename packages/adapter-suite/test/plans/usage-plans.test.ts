@@ -1,6 +1,7 @@
 // Usage plans and tiers through every adapter, on memory, Redis and a real 3-master Cluster: the gateway's
-// free tier (10/s, burst 50, 10,000 a day, here a smaller quota), 401 and 403 counted against no one, and
-// one key's plan state on one Cluster slot, decided by one script.
+// free tier (10/s, burst 50, 10,000 a day, here a smaller quota) until the next day, the usage report and its
+// reset, 401 and 403 counted by the per-IP limit only, tiers shared through one store, and one key's plan
+// state on one Cluster slot, decided by one script.
 import { fixedWindow, MemoryStore, type Store, tokenBucket } from '@floodgate/core'
 import { keySlot, RedisStore } from '@floodgate/redis'
 import { virtualClock } from '@floodgate/testkit'
@@ -74,9 +75,104 @@ describe.each(drivers)('$name', (driver) => {
           policy: 'quota',
         })
         expect(over.headers['ratelimit-policy']).toBe('"rate";q=50;w=5, "quota";q=60;w=86400')
+        // Until 00:00 UTC: from 12:00:11 that is 43,189 s.
+        expect(over.headers['retry-after']).toBe('43189')
+        expect(await a.usage!.usage('key-free')).toMatchObject({
+          plan: 'free',
+          quota: { limit: 60, used: 60, remaining: 0 },
+        })
         expect((await as()).status).toBe(401)
         expect((await as('forged')).status).toBe(403)
         expect((await as('key-pro')).status).toBe(200)
+        // The next day: the quota is whole again.
+        clock.set(Date.UTC(2026, 0, 2))
+        expect((await as('key-free')).status).toBe(200)
+        expect((await a.usage!.usage('key-free'))!.quota).toMatchObject({ used: 1, remaining: 59 })
+        // Support staff give the key a fresh quota.
+        expect(await a.usage!.resetUsage('key-free')).toBe(true)
+        expect((await a.usage!.usage('key-free'))!.quota).toMatchObject({ used: 0, remaining: 60 })
+        expect(await a.usage!.usage('forged')).toBeUndefined()
+      } finally {
+        await destroy(store)
+      }
+    },
+  )
+
+  it.each(stores)(
+    'on %s: 401 and 403 are counted by the per-IP limit only; a client over it is refused before any lookup',
+    async (_name, create, destroy) => {
+      const store = await create()
+      const lookups: string[] = []
+      try {
+        const a = open(
+          await driver.createApp({
+            options: {
+              store,
+              prefix: `plans-flood-${driver.name}-${Date.now()}`,
+              plans,
+              apiKey: (req: { headers: Record<string, string | undefined> }) => req.headers['x-api-key'],
+              planOf: async (apiKey: string) => {
+                lookups.push(apiKey)
+                return keys[apiKey]
+              },
+              limits: [{ name: 'ip', key: 'ip', algorithm: fixedWindow({ limit: 4, window: '1m' }) }],
+            },
+          }),
+        )
+        const as = (key?: string) => a.request({ path: '/', headers: key ? { 'x-api-key': key } : {} })
+        const statuses = []
+        for (const key of [
+          undefined,
+          'made-up-1',
+          'key-free',
+          'made-up-2',
+          'made-up-3',
+          'key-pro',
+          undefined,
+        ]) {
+          statuses.push((await as(key)).status)
+        }
+        expect(statuses).toEqual([401, 403, 200, 403, 429, 429, 429])
+        // The free key's plan spent one unit of its own; the refused requests asked planOf nothing.
+        expect(lookups).toEqual(['made-up-1', 'key-free', 'made-up-2'])
+        expect((await a.usage!.usage('key-free'))!.quota).toMatchObject({ used: 1 })
+      } finally {
+        await destroy(store)
+      }
+    },
+  )
+
+  it.each(stores)(
+    'on %s: the account tier is shared by two apps through one store',
+    async (_name, create, destroy) => {
+      const store = await create()
+      try {
+        const app = async (name: string) =>
+          open(
+            await driver.createApp({
+              options: {
+                store,
+                prefix: `tiers-${name}-${driver.name}-${Date.now()}`,
+                tiers: [
+                  {
+                    name: `account-${driver.name}`,
+                    key: 'global',
+                    algorithm: fixedWindow({ limit: 5, window: '1m' }),
+                  },
+                  { name: `stage-${name}`, key: 'global', algorithm: fixedWindow({ limit: 3, window: '1m' }) },
+                ],
+              },
+            }),
+          )
+        const [a, b] = [await app('a'), await app('b')]
+        const fromA = []
+        for (let i = 0; i < 4; i++) fromA.push((await a.request({ path: '/' })).status)
+        expect(fromA).toEqual([200, 200, 200, 429]) // its own stage tier: 3
+        const fromB = []
+        for (let i = 0; i < 3; i++) fromB.push(await b.request({ path: '/' }))
+        // The account's 5: 3 spent by the other app, 2 left for this one.
+        expect(fromB.map((r) => r.status)).toEqual([200, 200, 429])
+        expect(fromB[2]!.body.policy).toBe(`account-${driver.name}`)
       } finally {
         await destroy(store)
       }
@@ -111,6 +207,36 @@ describe.each(drivers)('$name', (driver) => {
 })
 
 describe('a Cluster', () => {
+  it('decides a plan (its rate and its quota) with one script per request', async () => {
+    const { createRateLimitHandler } = await import('@floodgate/core')
+    const store = new RedisStore({ client: cluster.client, prefix: `fgtest:one-script:${Date.now()}` })
+    const handler = createRateLimitHandler({
+      store,
+      plans,
+      apiKey: (req: { key: string }) => req.key,
+      planOf: (apiKey: string) => keys[apiKey],
+    })
+    const info = {
+      ip: '127.0.0.1',
+      method: 'GET',
+      route: '/',
+      path: '/',
+      headers: {},
+      native: { key: 'key-free' },
+    }
+    expect((await handler.handle(info)).allowed).toBe(true) // the plan is looked up and cached
+    const evalsha = async () => {
+      let calls = 0
+      for (const node of cluster.client.nodes('master')) {
+        calls += Number(/cmdstat_evalsha:calls=(\d+)/.exec(await node.info('commandstats'))?.[1] ?? 0)
+      }
+      return calls
+    }
+    const before = await evalsha()
+    for (let i = 0; i < 5; i++) expect((await handler.handle(info)).allowed).toBe(true)
+    expect((await evalsha()) - before).toBe(5)
+  })
+
   it('puts one API key’s plan state on one slot', async () => {
     const store = new RedisStore({ client: cluster.client, prefix: 'fgtest:slots' })
     const rate = store.keyOf(tokenBucket({ capacity: 50, refillRate: 10 }), 'rate|{apikey:abc}')
