@@ -12,11 +12,12 @@ import {
 import {
   agreeOnRandomOperation,
   algorithmCases,
+  freePort,
   referenceModel,
   seededRandom,
   virtualClock,
 } from '@floodgate/testkit'
-import type { Redis } from 'ioredis'
+import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   RedisStore,
@@ -342,6 +343,40 @@ describe('SyncedStore: allowances and exactness near the limit', () => {
     )
     expect(both.map((d) => d.allowed)).toEqual([true, false])
     expect((await store.peek(a, 'all-a', 1, start)).remaining).toBe(5)
+  })
+})
+
+describe('SyncedStore: Redis unreachable from the start', () => {
+  it("offline: 'share' admits this process's share of the limit, 'limit' the whole limit by itself; never waits long", async () => {
+    const port = await freePort() // nothing listens there
+    const down = new Redis({
+      host: '127.0.0.1',
+      port,
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      retryStrategy: () => null,
+    })
+    down.on('error', () => {})
+    const limit10 = fixedWindow({ limit: 10, window: '1m' })
+    for (const [offline, admitted] of [
+      ['share', 5],
+      ['limit', 10],
+    ] as const) {
+      const store = new SyncedStore({
+        store: new RedisStore({ client: down, prefix: `${prefix}:down`, failMode: 'closed', timeoutMs: 200 }),
+        clock: virtualClock(start).now,
+        timers: manualTimers(),
+        processes: 2,
+        offline,
+      })
+      stores.push(store)
+      const decisions = []
+      for (let i = 0; i < 15; i++) decisions.push(await store.consume(limit10, 'k', 1, start))
+      expect(decisions.filter((d) => d.allowed)).toHaveLength(admitted)
+      expect(decisions.every((d) => d.source === 'offline')).toBe(true)
+    }
+    down.disconnect()
   })
 })
 
