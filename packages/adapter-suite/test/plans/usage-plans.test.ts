@@ -159,7 +159,11 @@ describe.each(drivers)('$name', (driver) => {
                     key: 'global',
                     algorithm: fixedWindow({ limit: 5, window: '1m' }),
                   },
-                  { name: `stage-${name}`, key: 'global', algorithm: fixedWindow({ limit: 3, window: '1m' }) },
+                  {
+                    name: `stage-${name}`,
+                    key: 'global',
+                    algorithm: fixedWindow({ limit: 3, window: '1m' }),
+                  },
                 ],
               },
             }),
