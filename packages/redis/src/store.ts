@@ -21,6 +21,7 @@ import {
 import { RedisKeys } from './redis-keys.js'
 import { ScriptRunner } from './script-runner.js'
 import { StoreCalls, slotGroups } from './store-calls.js'
+import { storeMetricsOf } from './store-metrics-of.js'
 import { parseReply, type RedisDecision } from './wire.js'
 
 const DEFAULT_BLOCK_CACHE_KEYS = 10_000
@@ -64,9 +65,10 @@ export class RedisStore implements Store {
     this.metrics = createStoreMetrics({
       sink: parsed.metrics,
       store: 'redis',
-      operations: ['consume', 'consume_all', 'peek', 'refund', 'reset'],
+      operations: ['consume', 'consume_all', 'peek', 'refund', 'reset', 'sync'],
       circuitOpen: () => this.circuit.open,
     })
+    if (this.metrics) storeMetricsOf.set(this, this.metrics)
     this.calls = new StoreCalls(runner, parsed.expiryGraceMs, this.metrics)
     this.reportFailure = failureReporter({
       circuit: this.circuit,

@@ -1,7 +1,7 @@
 import { fixedWindow } from '@floodgate/core'
 import { type RedisServer, recordingSink, startRedis } from '@floodgate/testkit'
 import { afterEach, describe, expect, it } from 'vitest'
-import { RedisStore } from '../src/index.js'
+import { RedisStore, SyncedStore } from '../src/index.js'
 import { openClient, type TestClient } from './open-client.js'
 
 // What a RedisStore reports through its `metrics` option, on a redis-server this file starts: each call's
@@ -70,6 +70,28 @@ describe('RedisStore metrics', () => {
     expect(sink.gaugeValue('floodgate.circuit.open', { store })).toBe(1)
     redis.close()
     expect(sink.gaugeValue('floodgate.circuit.open', { store })).toBeUndefined()
+  })
+
+  it('a SyncedStore over it reports its syncs there: each call timed as operation sync, a failed one as an error', async () => {
+    const { server, sink, store: redis } = await setup()
+    const synced = new SyncedStore({ store: redis, processes: 1 })
+    const wide = fixedWindow({ limit: 100, window: '1m' })
+    for (const key of ['a', 'b', 'c']) expect((await synced.consume(wide, key, 1)).allowed).toBe(true)
+    await synced.sync()
+    expect(synced.stats.calls).toBeGreaterThanOrEqual(2) // the keys' first read, then the sync of their units
+    expect(calls(sink, 'sync')).toBe(synced.stats.calls)
+    expect(sink.count('floodgate.store.errors', { store, kind: 'timeout' })).toBe(0)
+    await synced.consume(wide, 'a', 1) // counted locally, sent with the next sync
+    server.pause()
+    try {
+      await synced.sync() // times out (timeoutMs 100)
+    } finally {
+      server.resume()
+    }
+    expect(sink.count('floodgate.store.errors', { store, kind: 'timeout' })).toBe(1)
+    expect(calls(sink, 'sync')).toBe(synced.stats.calls) // the call that timed out was timed too
+    expect(synced.stats.failedCalls).toBe(1)
+    await synced.close()
   })
 
   it('a metrics option that is not a sink fails at creation, naming it', () => {

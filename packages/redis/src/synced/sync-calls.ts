@@ -1,3 +1,4 @@
+import type { BoundHistogram } from '@floodgate/core'
 import { CallFailure, type Settled } from '@floodgate/core/internal'
 import { keySlot } from '../redis-key.js'
 import type { ScriptRunner } from '../script-runner.js'
@@ -30,6 +31,8 @@ export function sendCalls(
   runner: ScriptRunner,
   batch: readonly SyncedKey[],
   now: number | undefined,
+  /** Where each call's duration is recorded (the wrapped RedisStore's `sync` histogram), if anywhere. */
+  timing?: BoundHistogram,
 ): SyncCall[] {
   const open = new Map<string, SyncedKey[]>()
   const groups: SyncedKey[][] = []
@@ -55,7 +58,7 @@ export function sendCalls(
       },
       { binary: runner.binary, now, grace: EXPIRY_GRACE_MS },
     )
-    return { entries, reply: runner.run(SYNC, entries.length, args) }
+    return { entries, reply: runner.run(SYNC, entries.length, args, timing) }
   })
 }
 

@@ -1,3 +1,4 @@
+import type { BoundHistogram } from '@floodgate/core'
 import { CallFailure } from '@floodgate/core/internal'
 import type { ScriptRunner } from '../script-runner.js'
 import type { Fleet } from './fleet.js'
@@ -21,6 +22,8 @@ export interface SyncLoopParts {
   fleet: Fleet
   /** Whether Redis may be called now (the circuit is closed). */
   online: () => boolean
+  /** Where each sync call's duration is recorded: the wrapped RedisStore's `sync` histogram, when it has metrics. */
+  timing: BoundHistogram | undefined
   /** A call failed (an outage or an error reply), carrying `keys` keys. */
   failed: (failure: CallFailure, keys: number) => void
   stats: SyncStats
@@ -171,7 +174,7 @@ export class SyncLoop {
     }
     const sentAt = parts.local()
     const now = parts.scriptNow()
-    const calls = sendCalls(parts.runner, batch, now)
+    const calls = sendCalls(parts.runner, batch, now, parts.timing)
     const fleet = regular && parts.fleet.counting ? this.heartbeat() : undefined
     parts.stats.calls += calls.length
     const settled = await Promise.all(calls.map((call) => call.reply))

@@ -2,6 +2,7 @@ import type { Algorithm, ConsumeItem, Decision, Store } from '@floodgate/core'
 import { cachedClock, consumeInGroups } from '@floodgate/core/internal'
 import { ScriptRunner } from '../script-runner.js'
 import type { RedisStore } from '../store.js'
+import { storeMetricsOf } from '../store-metrics-of.js'
 import { type Fleet, fleetOf } from './fleet.js'
 import { decideCovered } from './key-slab.js'
 import { KeyTable } from './key-table.js'
@@ -62,6 +63,8 @@ export class SyncedStore implements Store {
     const runner = new ScriptRunner(this.store.client, this.store.timeoutMs)
     this.reach = new Reachability(runner, this.store, o.onError)
     this.fleet = fleetOf(this.store.prefix, o.processes, this.syncEveryMs)
+    // Syncs are reported through the wrapped RedisStore's metrics, when it has them.
+    const metrics = storeMetricsOf.get(this.store)
     this.loop = new SyncLoop({
       runner,
       syncEveryMs: this.syncEveryMs,
@@ -71,7 +74,11 @@ export class SyncedStore implements Store {
       scriptNow: () => this.lastNow,
       fleet: this.fleet,
       online: () => this.reach.online(),
-      failed: (failure, keys) => this.reach.failed(failure, keys),
+      timing: metrics?.histogramOf('sync'),
+      failed: (failure, keys) => {
+        metrics?.failed(failure)
+        this.reach.failed(failure, keys)
+      },
       stats: this.counters,
     })
     this.decider = new LocalDecider({
