@@ -73,13 +73,25 @@ async function client(port) {
   return c
 }
 
+/**
+ * Let a SyncedStore's count of the processes settle: a process that has just joined lets Redis decide until it
+ * has seen the same count for two sync intervals (docs/redis.md), and the suite measures the local path.
+ */
+async function settle(store) {
+  await store.sync()
+  await new Promise((resolve) => setTimeout(resolve, 2 * CONFIG.syncEvery + 10))
+  await store.sync()
+}
+
 async function makeStore(id, redis, prefix) {
   const core = await import('@floodgate/core')
   const { RedisStore, SyncedStore } = await import('@floodgate/redis')
   if (id === 'memory') return new core.MemoryStore()
   const store = new RedisStore({ client: redis, prefix, timeoutMs: 5000 })
   if (id === 'redis') return store
-  return new SyncedStore({ store, syncEvery: CONFIG.syncEvery })
+  const synced = new SyncedStore({ store, syncEvery: CONFIG.syncEvery })
+  await settle(synced)
+  return synced
 }
 
 /** The scripts Redis ran so far, and the server time (µs) they took (`INFO commandstats`). */
@@ -208,7 +220,10 @@ async function togetherChild() {
         clock,
       }
     })
-    for (const c of contenders) await Promise.all(keys.map(c.decide)) // every key known (read once) first
+    for (const c of contenders) {
+      if (c.id === 'synced') await settle(c.store)
+      await Promise.all(keys.map(c.decide)) // every key known (read once) first
+    }
     result[size] = {}
     for (const inFlight of CONFIG.inFlight) {
       const run = async (c, ms) => {
@@ -259,6 +274,7 @@ async function fleetChild() {
     await new Promise((resolve) => setTimeout(resolve, 20))
     await store.sync()
   }
+  await settle(store) // every process sees them all for two sync intervals: each decides locally
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(args.startAt) - Date.now())))
   const admittedAt = []
   const perWindow = {}

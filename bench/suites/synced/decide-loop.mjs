@@ -46,7 +46,9 @@ if (which === 'synced') {
   const prefix = `fgcount-synced:${process.pid}`
   // A bound on Redis calls far above any round trip under valgrind: a call timed out would be counted offline.
   const redisStore = new RedisStore({ client: redis, prefix, timeoutMs: 120_000 })
-  store = new SyncedStore({ store: redisStore, syncEvery: 50, timers, clock })
+  // One process, counted as one from the start (with `processes: 'auto'`, a store that has just joined lets Redis
+  // decide until its count has settled over two syncs, which this loop does not run).
+  store = new SyncedStore({ store: redisStore, syncEvery: 50, timers, clock, processes: 1 })
 } else {
   store = new core.MemoryStore({ clock })
 }
