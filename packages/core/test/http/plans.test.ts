@@ -250,6 +250,37 @@ describe('usage plans', () => {
     expect((await handler.usage!.usage('k'))!.quota).toMatchObject({ used: 3, remaining: 2 })
   })
 
+  it('a quota refusal spends nothing in the bucket either', async () => {
+    const { send, handler, advance } = setup({
+      plans: { free: { rate: 1, burst: 5, quota: { limit: 2, period: 'day' } } },
+      planOf: () => 'free',
+    })
+    for (let i = 0; i < 2; i++) expect((await send('k')).allowed).toBe(true)
+    advance(10_000) // the bucket is full again: 5
+    for (let i = 0; i < 3; i++) {
+      const refused = await send('k')
+      expect(refused).toMatchObject({ allowed: false, status: 429 })
+      expect(refused.decisions.find((d) => d.policy === 'rate')!.remaining).toBe(5)
+    }
+    expect((await handler.usage!.usage('k'))!.rate.remaining).toBe(5)
+  })
+
+  it('planCache: a ttl of its own, at most maxKeys answers (the oldest forgotten first), or false to ask every time', async () => {
+    const cached = setup({ planCache: { maxKeys: 2, ttl: '10s' } })
+    for (const key of ['key-free', 'key-pro', 'key-free']) await cached.send(key)
+    expect(cached.lookups).toEqual(['key-free', 'key-pro'])
+    await cached.send('nobody') // a third key: the oldest answer (key-free) goes
+    await cached.send('key-pro')
+    await cached.send('key-free')
+    expect(cached.lookups).toEqual(['key-free', 'key-pro', 'nobody', 'key-free'])
+    cached.advance(10_001) // past the ttl
+    await cached.send('key-free')
+    expect(cached.lookups).toHaveLength(5)
+    const uncached = setup({ planCache: false })
+    for (let i = 0; i < 3; i++) await uncached.send('key-free')
+    expect(uncached.lookups).toEqual(['key-free', 'key-free', 'key-free'])
+  })
+
   it('a key whose plan changes keeps its quota used this period, on the new plan’s limits, and no other key’s', async () => {
     let plan = 'free'
     const { send, advance } = setup({
