@@ -1,8 +1,15 @@
 import { fixedWindow } from '@floodgate/core'
-import { type Fleet, freePort, type RedisServer, startRedis } from '@floodgate/testkit'
-import { Redis } from 'ioredis'
+import {
+  type Fleet,
+  freePort,
+  type RedisCluster,
+  type RedisServer,
+  startRedis,
+  startRedisCluster,
+} from '@floodgate/testkit'
+import { Cluster, Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { overshootBound, RedisStore, SyncedStore } from '../src/index.js'
+import { keySlot, overshootBound, RedisStore, SyncedStore } from '../src/index.js'
 import { forkRedisFixture } from './fixtures/fork-fixture.js'
 import type { FleetOrder, FleetReport } from './fixtures/synced-fleet.js'
 import { ledgerAlgorithm, ledgerKey } from './fixtures/synced-ledger.js'
@@ -113,6 +120,67 @@ describe('SyncedStore: Redis killed and restarted mid-run', () => {
       expect(await ledgerInRedis(fleet.children[i]!.pid!, run.key)).toBe(report.ledger)
     }
   }, 60_000)
+})
+
+describe('SyncedStore on a Cluster: the master holding the key killed and restarted mid-run', () => {
+  let cluster: RedisCluster
+  beforeAll(async () => {
+    cluster = await startRedisCluster({ masters: 3 })
+  }, 60_000)
+  afterAll(async () => {
+    await cluster?.stop()
+  })
+
+  it('decides locally within its share, never waits long, and its counts reach the master once it is back', async () => {
+    const run: FleetOrder = { ...order(6000), url: undefined, nodes: cluster.nodes }
+    const client = new Cluster(cluster.nodes, { redisOptions: { maxRetriesPerRequest: 1 } })
+    client.on('error', () => {})
+    try {
+      const keys = new RedisStore({ client, prefix })
+      const slot = keySlot(keys.keyOf(fixedWindow({ limit: LIMIT, window: WINDOW_MS }), run.key))
+      const ranges = await client.cluster('SLOTS')
+      const port = ranges.find(([from, to]) => slot >= from && slot <= to)![2]![1]
+      const victim = cluster.servers.find((server) => server.port === port)!
+      await fleet.ask({ type: 'order', order: run })
+      const reports = fleet.ask<{ report: FleetReport }>({ type: 'fire' })
+      await sleep(1500)
+      await victim.kill('SIGKILL')
+      const killedAt = Date.now()
+      fleet.tell({ type: 'ledger', on: true })
+      await sleep(2500)
+      await victim.restart()
+      const restartedAt = Date.now()
+      const done = (await reports).map((r) => r.report)
+      const byWindow = totals(done)
+      console.log(
+        `Cluster, master of the key killed for ${restartedAt - killedAt} ms: offline decisions ` +
+          `${done.map((r) => r.sources.offline ?? 0).join(', ')}; windows ${[...byWindow.values()].join(', ')}; ` +
+          `slowest decision ${Math.max(...done.map((r) => r.slowestMs)).toFixed(0)} ms`,
+      )
+      expect(done.reduce((sum, r) => sum + r.unhandled, 0)).toBe(0)
+      for (const report of done) {
+        expect(report.sources.offline ?? 0).toBeGreaterThan(20)
+        expect(report.slowestMs).toBeLessThan(TIMEOUT_MS + SLACK_MS)
+      }
+      const inside = [...byWindow].filter(([start]) => start >= killedAt && start + WINDOW_MS <= restartedAt)
+      expect(inside.length).toBeGreaterThanOrEqual(1)
+      for (const [, total] of inside) expect(total).toBeLessThanOrEqual(LIMIT)
+      // Every ledger unit counted while the master was down, and after, reaches the Cluster, exactly: each
+      // process sends what it kept at its next syncs once its client finds the restarted master (within 10 s).
+      const inCluster = async (i: number) => {
+        const rkey = keys.keyOf(ledgerAlgorithm, ledgerKey(fleet.children[i]!.pid!, run.key))
+        const raw = await client.getBuffer(rkey)
+        return raw ? raw.readDoubleLE(8) : 0
+      }
+      for (const [i, report] of done.entries()) {
+        expect(report.ledger).toBeGreaterThan(0)
+        for (let tries = 0; tries < 100 && (await inCluster(i)) < report.ledger; tries++) await sleep(100)
+        expect(await inCluster(i)).toBe(report.ledger)
+      }
+    } finally {
+      client.disconnect()
+    }
+  }, 90_000)
 })
 
 describe('SyncedStore: a process killed mid-run', () => {
