@@ -67,6 +67,33 @@ function totals(reports: FleetReport[]): Map<number, number> {
   return out
 }
 
+/**
+ * What an outage from `killedAt` to `restartedAt` must leave: no unhandled rejection, every process deciding
+ * offline and never waiting past the store's bound, and no window wholly inside the outage over the limit (each
+ * process admits at most its share). Returns the admitted total of each window.
+ */
+function expectOutageWithin(
+  done: FleetReport[],
+  outage: { what: string; killedAt: number; restartedAt: number },
+): Map<number, number> {
+  const { killedAt, restartedAt } = outage
+  const byWindow = totals(done)
+  console.log(
+    `${outage.what} for ${restartedAt - killedAt} ms: offline decisions ` +
+      `${done.map((r) => r.sources.offline ?? 0).join(', ')}; windows ${[...byWindow.values()].join(', ')}; ` +
+      `slowest decision ${Math.max(...done.map((r) => r.slowestMs)).toFixed(0)} ms`,
+  )
+  expect(done.reduce((sum, r) => sum + r.unhandled, 0)).toBe(0)
+  for (const report of done) {
+    expect(report.sources.offline ?? 0).toBeGreaterThan(20)
+    expect(report.slowestMs).toBeLessThan(TIMEOUT_MS + SLACK_MS)
+  }
+  const inside = [...byWindow].filter(([start]) => start >= killedAt && start + WINDOW_MS <= restartedAt)
+  expect(inside.length).toBeGreaterThanOrEqual(1)
+  for (const [, total] of inside) expect(total).toBeLessThanOrEqual(LIMIT)
+  return byWindow
+}
+
 /** The ledger count Redis holds for one process. */
 async function ledgerInRedis(pid: number, run: string): Promise<number> {
   const client = new Redis(server.url)
@@ -93,21 +120,7 @@ describe('SyncedStore: Redis killed and restarted mid-run', () => {
     const restartedAt = Date.now()
     const done = (await reports).map((r) => r.report)
 
-    const offline = done.map((r) => r.sources.offline ?? 0)
-    const byWindow = totals(done)
-    console.log(
-      `killed at +1.5 s for ${restartedAt - killedAt} ms: offline decisions ${offline.join(', ')}; windows ` +
-        `${[...byWindow.values()].join(', ')}; slowest decision ${Math.max(...done.map((r) => r.slowestMs)).toFixed(0)} ms`,
-    )
-    expect(done.reduce((sum, r) => sum + r.unhandled, 0)).toBe(0)
-    for (const report of done) {
-      expect(report.sources.offline ?? 0).toBeGreaterThan(20)
-      expect(report.slowestMs).toBeLessThan(TIMEOUT_MS + SLACK_MS)
-    }
-    // Windows wholly inside the outage: each process admits at most its share, 1/4 of the limit.
-    const inside = [...byWindow].filter(([start]) => start >= killedAt && start + WINDOW_MS <= restartedAt)
-    expect(inside.length).toBeGreaterThanOrEqual(1)
-    for (const [, total] of inside) expect(total).toBeLessThanOrEqual(LIMIT)
+    const byWindow = expectOutageWithin(done, { what: 'killed', killedAt, restartedAt })
     // Windows wholly before the kill or after the restart: the bound of a healthy fleet, at most.
     const healthy = [...byWindow].filter(
       ([start]) => start + WINDOW_MS <= killedAt - 1000 || start >= restartedAt + 1000,
@@ -151,20 +164,7 @@ describe('SyncedStore on a Cluster: the master holding the key killed and restar
       await victim.restart()
       const restartedAt = Date.now()
       const done = (await reports).map((r) => r.report)
-      const byWindow = totals(done)
-      console.log(
-        `Cluster, master of the key killed for ${restartedAt - killedAt} ms: offline decisions ` +
-          `${done.map((r) => r.sources.offline ?? 0).join(', ')}; windows ${[...byWindow.values()].join(', ')}; ` +
-          `slowest decision ${Math.max(...done.map((r) => r.slowestMs)).toFixed(0)} ms`,
-      )
-      expect(done.reduce((sum, r) => sum + r.unhandled, 0)).toBe(0)
-      for (const report of done) {
-        expect(report.sources.offline ?? 0).toBeGreaterThan(20)
-        expect(report.slowestMs).toBeLessThan(TIMEOUT_MS + SLACK_MS)
-      }
-      const inside = [...byWindow].filter(([start]) => start >= killedAt && start + WINDOW_MS <= restartedAt)
-      expect(inside.length).toBeGreaterThanOrEqual(1)
-      for (const [, total] of inside) expect(total).toBeLessThanOrEqual(LIMIT)
+      expectOutageWithin(done, { what: 'Cluster, master of the key killed', killedAt, restartedAt })
       // Every ledger unit counted while the master was down, and after, reaches the Cluster, exactly: each
       // process sends what it kept at its next syncs once its client finds the restarted master (within 10 s).
       const inCluster = async (i: number) => {
