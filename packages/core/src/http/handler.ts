@@ -103,6 +103,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
         finish,
         answers,
         withTimeout,
+        dryRun,
         consume: (info, set, facts, plan) => consume(info, set, facts, plan),
       })
     : undefined

@@ -3,21 +3,23 @@ import type { FailureAnswers } from './failure-answers.js'
 import type { Finish } from './finish.js'
 import { routeText } from './key-spec.js'
 import type { Outcome } from './outcome.js'
-import { NoPlan, type PlanLookupNeeded, type PlanOfRequest, type Resolution } from './plans.js'
+import { NoPlan, type PlanLookupNeeded, type PlanOfRequest } from './plans.js'
 import { itemsOf } from './policy-items.js'
-import type { PolicySet, PolicySets } from './policy-sets.js'
+import type { PlanGateSet, PolicySet, PolicySets } from './policy-sets.js'
 import { gatherFacts, type RequestFacts } from './request-facts.js'
 import type { RequestInfo } from './request-info.js'
 import { decideOnStore } from './store-decision.js'
 
 /**
- * The `limits` (and tiers) of a limiter with plans, applied before a request's plan is known: a request with
- * no plan (401, 403) is counted by them, and a client already over them is refused before `planOf` is asked
- * about its key. A request whose plan is cached, or on the anonymous plan, never comes here: its `limits` and
- * plan are decided as one.
+ * The `limits` (and tiers) of a limiter with plans that are keyed per client, applied before a request's plan
+ * is known (see {@link PlanGateSet}). A request whose plan is cached, or on the anonymous plan, never comes
+ * here: its limits and plan are decided as one.
  */
 export interface PlanGate<N> {
-  /** Count a request with no plan against the `limits`: its 401 or 403 when they let it through, else 429. */
+  /**
+   * Count a request with no plan (401, 403, or a failed lookup's 503 or 500) against the per-client limits:
+   * its own answer when they let it through, else their 429.
+   */
   charge(
     info: RequestInfo<N>,
     ip: string | undefined,
@@ -25,8 +27,10 @@ export interface PlanGate<N> {
     noPlan: NoPlan,
   ): Awaitable<Outcome>
   /**
-   * Check the `limits` (a peek: nothing spent), then look the plan up and decide the request on it. The app's
-   * functions are called once: the facts gathered for the check serve the decision.
+   * Spend the per-client limits, and only then look the plan up (a client over them gets 429 and `planOf` is
+   * not asked, however many of its requests come at once); with a plan found, give them back and decide the
+   * request on the plan's whole set as one. The app's functions are called once: the facts gathered first
+   * serve all.
    */
   lookUp(
     info: RequestInfo<N>,
@@ -47,6 +51,7 @@ export interface PlanGateParts<N> {
   finish: Finish<N>
   answers: FailureAnswers<N>
   withTimeout: <T>(promise: Promise<T>) => Promise<T>
+  dryRun: boolean
   /** The handler's own path for a request whose plan is known and whose facts are gathered. */
   consume: (
     info: RequestInfo<N>,
@@ -60,56 +65,81 @@ export interface PlanGateParts<N> {
  * Compile the gate. Every plan's set is the base set's policies followed by the plan's `rate` (and `quota`),
  * which key by the caller and cost the top-level `cost`: the functions of the app's they call are the same for
  * every plan, so the facts gathered with one plan's set, before the plan is known, serve whichever plan the key
- * turns out to have.
+ * turns out to have, and the gate's items are that set's items at the gate's indices.
  */
 export function compilePlanGate<N>(parts: PlanGateParts<N>): PlanGate<N> {
-  const { store, sets, anyPlan, user, report, clock, finish, answers, withTimeout } = parts
+  const { store, sets, anyPlan, user, report, clock, finish, answers, withTimeout, dryRun } = parts
 
   function factsOf(info: RequestInfo<N>, ip: string | undefined, set: PolicySet<N>) {
     const route = set.needsRoute ? routeText(info.route) : '*'
     return gatherFacts(set, set.needsUser ? user : undefined, info, ip, route, undefined, report)
   }
 
-  /** The base set's items of a request, from the facts of a plan's set (the base policies come first). */
-  function baseItems(base: PolicySet<N>, full: PolicySet<N>, facts: RequestFacts<N>) {
-    return itemsOf(full.policies, facts, base.policies.length)
-  }
-
-  function chargeWith(
-    info: RequestInfo<N>,
-    base: PolicySet<N>,
-    full: PolicySet<N>,
-    facts: RequestFacts<N>,
-    noPlan: NoPlan,
-  ): Awaitable<Outcome> {
-    const items = baseItems(base, full, facts)
-    if (items === undefined) return answers.noAddress(info)
-    const decided = decideOnStore(store, items, base.order, clock?.())
-    if (!(decided instanceof Promise)) return charged(decided, base, items, info, noPlan)
-    return withTimeout(decided).then(
-      (d) => charged(d, base, items, info, noPlan),
-      (error: unknown) => answers.storeFailed(error, info),
+  /** The items of `indices` of `set`'s policies, from `facts`; undefined without a client address. */
+  function itemsAt(set: PolicySet<N>, indices: readonly number[], facts: RequestFacts<N>) {
+    return itemsOf(
+      indices.map((i) => set.policies[i]!),
+      facts,
     )
   }
 
-  /** The request's own answer when the `limits` counted it; their refusal when they did not. */
-  function charged(
-    decided: Decision | Decision[],
-    base: PolicySet<N>,
-    items: ConsumeItem[],
+  /**
+   * A request with no plan, counted by the gate: its own answer; in a dry run where the gate would have
+   * refused it, the shadow refusal (its hooks called, the request let through).
+   */
+  function answerOf(
+    gated: { items: ConsumeItem[]; decisions: Decision[] },
+    gate: PlanGateSet<N>,
     info: RequestInfo<N>,
     noPlan: NoPlan,
   ): Awaitable<Outcome> {
-    const decisions = Array.isArray(decided) ? decided : [decided]
-    if (decisions.every((d) => d.allowed)) return noPlan.answer
-    return finish(decided, base, items, info, undefined)
+    if (gated.decisions.every((d) => d.allowed)) return noPlan.answer
+    return finish(gated.decisions, gate.set, gated.items, info, undefined)
   }
 
-  /** Each base item peeked (nothing spent): its decisions, or a promise of them on a remote store. */
-  function peekAll(items: ConsumeItem[]): Awaitable<Decision[]> {
+  /** Decide the gate's items; a store that fails answers by the fail mode ('open': nothing counted). */
+  async function pass(
+    gate: PlanGateSet<N>,
+    full: PolicySet<N>,
+    facts: RequestFacts<N>,
+    info: RequestInfo<N>,
+  ) {
+    const items = itemsAt(full, gate.indices, facts)
+    if (items === undefined) return answers.noAddress(info)
+    if (items.length === 0) return { items, decisions: [], spent: false }
+    let decided: Decision | Decision[]
+    try {
+      decided = await awaitStore(decideOnStore(store, items, gate.set.order, clock?.()))
+    } catch (error) {
+      const failed = answers.storeFailed(error, info)
+      return failed.allowed ? { items, decisions: [], spent: false } : failed
+    }
+    const decisions = Array.isArray(decided) ? decided : [decided]
+    if (decisions.every((d) => d.allowed)) return { items, decisions, spent: true }
+    // Refused: nothing was spent. Outside a dry run that is the answer; in one, the request goes on and the
+    // whole decision, later, says what would have been refused (its hooks called once).
+    if (!dryRun) return finish(decided, gate.set, items, info, undefined)
+    return { items, decisions, spent: false }
+  }
+
+  function awaitStore<T>(decided: Awaitable<T>): Awaitable<T> {
+    return decided instanceof Promise ? withTimeout(decided) : decided
+  }
+
+  /** Give back what the gate spent; a refund that fails is reported, never thrown. */
+  async function giveBack(gated: { items: ConsumeItem[]; spent: boolean }, info: RequestInfo<N>) {
+    if (!gated.spent) return
     const now = clock?.()
-    const peeks = items.map((item) => store.peek(item.algorithm, item.key, item.cost, now))
-    return peeks.some((p) => p instanceof Promise) ? withTimeout(Promise.all(peeks)) : (peeks as Decision[])
+    await Promise.all(
+      gated.items.map(async (item) => {
+        if (item.cost === 0) return
+        try {
+          await store.refund(item.algorithm, item.key, item.cost, now)
+        } catch (error) {
+          report(error, info)
+        }
+      }),
+    )
   }
 
   async function lookUpWith(
@@ -118,38 +148,42 @@ export function compilePlanGate<N>(parts: PlanGateParts<N>): PlanGate<N> {
     routeKey: string | undefined,
     needed: PlanLookupNeeded,
   ): Promise<Outcome> {
-    const base = sets.get(undefined, routeKey)
     const full = sets.get(anyPlan, routeKey)
+    const gate = sets.gate(routeKey)
     const facts = await factsOf(info, ip, full)
-    if (base.policies.length > 0) {
-      const items = baseItems(base, full, facts)
-      if (items === undefined) return answers.noAddress(info)
-      const peeks = await peekAll(items)
-      if (!peeks.every((d) => d.allowed)) {
-        const refused = await finish(peeks, base, items, info, undefined)
-        if (!refused.allowed) return refused // in a dry run, the request goes on
-      }
-    }
-    const resolution: Resolution = await needed.lookUp()
-    if (resolution instanceof NoPlan) {
-      return base.policies.length === 0 ? resolution.answer : chargeWith(info, base, full, facts, resolution)
-    }
-    if (typeof resolution === 'object' && 'partition' in resolution) {
-      const planFacts = { keys: { ...facts.keys, plan: resolution }, costs: facts.costs }
-      return parts.consume(info, sets.get(resolution.plan, routeKey), planFacts, resolution)
-    }
-    return resolution as Outcome // a lookup that failed: 503, or 500 for a plan `plans` does not have
+    const gated = await pass(gate, full, facts, info)
+    if (!('spent' in gated)) return gated // refused, a failing store in 'closed' mode, or no address
+    const resolution = await needed.lookUp()
+    if (resolution instanceof NoPlan) return answerOf(gated, gate, info, resolution) // counted by the gate
+    // The gate held its units while the plan was looked up; the request is now decided on the whole set as
+    // one, as a request whose plan is cached is.
+    await giveBack(gated, info)
+    const plan = resolution as PlanOfRequest
+    const planFacts = { keys: { ...facts.keys, plan }, costs: facts.costs }
+    return parts.consume(info, sets.get(plan.plan, routeKey), planFacts, plan)
+  }
+
+  function chargeWith(
+    info: RequestInfo<N>,
+    gate: PlanGateSet<N>,
+    full: PolicySet<N>,
+    facts: RequestFacts<N>,
+    noPlan: NoPlan,
+  ): Awaitable<Outcome> {
+    return pass(gate, full, facts, info).then((gated) =>
+      'spent' in gated ? answerOf(gated, gate, info, noPlan) : gated,
+    )
   }
 
   return {
     charge(info, ip, routeKey, noPlan) {
-      const base = sets.get(undefined, routeKey)
-      if (base.policies.length === 0) return noPlan.answer
+      const gate = sets.gate(routeKey)
+      if (gate.indices.length === 0) return noPlan.answer
       const full = sets.get(anyPlan, routeKey)
       const facts = factsOf(info, ip, full)
       return facts instanceof Promise
-        ? facts.then((f) => chargeWith(info, base, full, f, noPlan))
-        : chargeWith(info, base, full, facts, noPlan)
+        ? facts.then((f) => chargeWith(info, gate, full, f, noPlan))
+        : chargeWith(info, gate, full, facts, noPlan)
     },
     lookUp(info, ip, routeKey, needed) {
       return lookUpWith(info, ip, routeKey, needed).catch((error: unknown) =>

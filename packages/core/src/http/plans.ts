@@ -19,9 +19,10 @@ export interface PlanOfRequest extends PlanCaller {
 export const NO_ADDRESS = Symbol('no client address')
 
 /**
- * A request with no plan to count it under: no API key and no anonymous plan (401), or a key `planOf` does not
- * know (403). Its answer is sent once the `limits` have counted the request: a flood of made-up keys meets the
- * per-IP limit like any other traffic, and is never counted against a plan.
+ * A request with no plan to count it under: no API key and no anonymous plan (401), a key `planOf` does not
+ * know (403), or a lookup that failed (503, or 500 for a plan `plans` lacks). Its answer is sent once the
+ * `limits` keyed per client have counted the request: a flood of made-up keys meets the per-IP limit like any
+ * other traffic, and is never counted against a plan or a limit shared by every client.
  */
 export class NoPlan {
   constructor(readonly answer: Outcome) {}
@@ -96,24 +97,26 @@ export function compilePlanResolver<N>(parts: {
     result: PlanAnswer<PlanOfRequest>,
     apiKey: string,
     info: RequestInfo<N>,
-  ): PlanOfRequest | Outcome | NoPlan {
+  ): PlanOfRequest | NoPlan {
     if ('caller' in result && result.caller !== undefined) return result.caller
     if ('error' in result) {
       report(result.error, info)
-      return answer(503, PLAN_UNAVAILABLE_BODY, result.error, { 'retry-after': '1' })
+      return new NoPlan(answer(503, PLAN_UNAVAILABLE_BODY, result.error, { 'retry-after': '1' }))
     }
     if (result.plan === undefined) return new NoPlan(answer(403, API_KEY_UNKNOWN_BODY))
-    if (!(result.plan in o.plans!)) {
+    if (!Object.hasOwn(o.plans!, result.plan)) {
       const error = new RateLimitRequestError(
         'ERR_FLOODGATE_UNKNOWN_PLAN',
         `\`planOf\` named the plan '${result.plan}', which \`plans\` does not have (${Object.keys(o.plans!).join(', ')}). The answer was 500.`,
         { option: 'planOf' },
       )
       report(error, info)
-      return answer(
-        500,
-        JSON.stringify({ error: 'internal_error', message: 'The server could not decide this request.' }),
-        error,
+      return new NoPlan(
+        answer(
+          500,
+          JSON.stringify({ error: 'internal_error', message: 'The server could not decide this request.' }),
+          error,
+        ),
       )
     }
     const caller = ofKey(apiKey, result.plan)
@@ -154,7 +157,7 @@ export function compilePlanResolver<N>(parts: {
     async planOfKey(apiKey) {
       const result = await lookup.answer(apiKey, undefined as N)
       if ('error' in result) throw result.error
-      if (result.plan === undefined || !(result.plan in o.plans!)) return undefined
+      if (result.plan === undefined || !Object.hasOwn(o.plans!, result.plan)) return undefined
       return ofKey(apiKey, result.plan)
     },
   }

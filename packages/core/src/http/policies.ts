@@ -38,6 +38,8 @@ export interface Policy<N = any> {
   /** What a request is charged when its cost function fails: the top-level cost when a number, else 1. */
   readonly fallbackCost: number
   readonly role: PolicyRole
+  /** How shared its buckets are: 0 per caller (user, key function, plan caller), 1 per address, 2 per endpoint, 3 for all. */
+  readonly breadth: number
 }
 
 /** A set of policies decided together, and what they need computed per request. */
@@ -105,6 +107,7 @@ export function compilePolicies<N>(
       costIndex,
       fallbackCost: typeof cost === 'number' ? normalizeCost(cost) : fallbackCost,
       role: def.role,
+      breadth: compiled.breadth,
     }
   })
   const sorted = policies.map((_, i) => i).sort((a, b) => keys[a]!.breadth - keys[b]!.breadth || a - b)

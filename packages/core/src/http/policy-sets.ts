@@ -2,7 +2,7 @@ import type { Algorithm } from '../types.js'
 import { compileHeaders, type HeaderWriter, headerModes } from './headers.js'
 import type { ParsedRateLimitOptions } from './options/schema.js'
 import type { PlanOptions, RouteTierOptions } from './options/types.js'
-import { type CompiledPolicies, type CostFunction, compilePolicies } from './policies.js'
+import { type CompiledPolicies, type CostFunction, compilePolicies, type PolicyDef } from './policies.js'
 import { basePolicyDefs, planPolicyDefs, routeTierAlgorithm } from './policy-defs.js'
 
 /** A set of policies decided together for a request, with its header writer. */
@@ -12,10 +12,23 @@ export interface PolicySet<N = any> extends CompiledPolicies<N> {
   readonly needsNow: boolean
 }
 
+/**
+ * The policies that count a request before its plan is known: those of the base set keyed per client (by user,
+ * key function or address), never one shared by every client (a global or per-endpoint limit, which a flood
+ * without credentials would spend for everyone).
+ */
+export interface PlanGateSet<N> {
+  readonly set: PolicySet<N>
+  /** Where each of its policies stands in every plan's set (whose base policies come first, in order). */
+  readonly indices: readonly number[]
+}
+
 /** Which set of policies decides a request: by its plan and by its route's tier. */
 export interface PolicySets<N> {
   /** The set for a request on `plan` (or none) and the route tier of `routeKey` (`'GET /x'`, or none). */
   get(plan: string | undefined, routeKey: string | undefined): PolicySet<N>
+  /** With plans, the policies that count a request of the route of `routeKey` before its plan is known. */
+  gate(routeKey: string | undefined): PlanGateSet<N>
   /** Whether some route has a tier of its own (`routes`): the handler finds the route key only then. */
   readonly byRoute: boolean
   /** Whether any set may key on the client address (`'ip'`, or a fallback to it). */
@@ -37,13 +50,17 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
   const routes = (o.routes ?? {}) as Record<string, RouteTierOptions>
   const plans = (o.plans ?? {}) as Record<string, PlanOptions>
   const sets = new Map<string, PolicySet<N>>()
+  const gates = new Map<string, PlanGateSet<N>>()
+  const routeOf = (routeKey: string | undefined) =>
+    routeKey === undefined ? undefined : { key: routeKey, algorithm: routeTierAlgorithm(routes[routeKey]!) }
   const compile = (plan: string | undefined, routeKey: string | undefined): PolicySet<N> => {
-    const route =
-      routeKey === undefined ? undefined : { key: routeKey, algorithm: routeTierAlgorithm(routes[routeKey]!) }
     const defs = [
-      ...basePolicyDefs<N>(o, route),
+      ...basePolicyDefs<N>(o, routeOf(routeKey)),
       ...(plan === undefined ? [] : planPolicyDefs<N>(o, plans[plan]!)),
     ]
+    return compileSet(defs)
+  }
+  const compileSet = (defs: PolicyDef<N>[]): PolicySet<N> => {
     const compiled = compilePolicies<N>(defs, o.cost as number | CostFunction<N>)
     const writeHeaders = compileHeaders(
       modes,
@@ -61,6 +78,14 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
     for (const routeKey of [undefined, ...Object.keys(routes)])
       sets.set(`${plan ?? ''}\n${routeKey ?? ''}`, compile(plan, routeKey))
   }
+  if (o.plans) {
+    for (const routeKey of [undefined, ...Object.keys(routes)]) {
+      const base = sets.get(`\n${routeKey ?? ''}`)!
+      const indices = base.policies.flatMap((p, i) => (p.breadth <= 1 ? [i] : []))
+      const defs = basePolicyDefs<N>(o, routeOf(routeKey)).filter((_, i) => indices.includes(i))
+      gates.set(routeKey ?? '', { set: compileSet(defs), indices })
+    }
+  }
   const all = [...sets.values()]
   const byPlan = new Map(planNames.map((plan) => [plan, sets.get(`${plan ?? ''}\n`)!]))
   return {
@@ -68,6 +93,7 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
       routeKey === undefined || !(routeKey in routes)
         ? byPlan.get(plan)!
         : sets.get(`${plan ?? ''}\n${routeKey}`)!,
+    gate: (routeKey) => gates.get(routeKey !== undefined && routeKey in routes ? routeKey : '')!,
     byRoute: Object.keys(routes).length > 0,
     needsIp: all.some((set) => set.needsIp),
     needsRoute: Object.keys(routes).length > 0 || all.some((set) => set.needsRoute),

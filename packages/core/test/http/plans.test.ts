@@ -178,6 +178,93 @@ describe('usage plans', () => {
     expect(calls).toEqual({ user: 3, cost: 3 })
   })
 
+  it('a store that fails while a key is looked up never lets a request without a known key through', async () => {
+    const down = async () => {
+      throw new Error('store down')
+    }
+    const failing = {
+      consume: down,
+      consumeAll: down,
+      peek: down,
+      refund: down,
+      reset: down,
+      close: () => {},
+    }
+    for (const failMode of ['open', 'closed'] as const) {
+      const { send } = setup({
+        store: failing as never,
+        failMode,
+        limits: [{ name: 'ip', key: 'ip', algorithm: fixedWindow({ limit: 3, window: '1m' }) }],
+      })
+      const statuses = [await send(), await send('made-up'), await send('made-up'), await send('key-free')]
+      expect(statuses.map((o) => (o.allowed ? 'proceed' : o.status))).toEqual(
+        failMode === 'open' ? [401, 403, 403, 'proceed'] : [503, 503, 503, 503],
+      )
+    }
+  })
+
+  it('lookups that fail are counted by the per-IP limit too: 503s, then 429 without a lookup', async () => {
+    const calls: string[] = []
+    const { send } = setup({
+      limits: [{ name: 'ip', key: 'ip', algorithm: fixedWindow({ limit: 3, window: '1m' }) }],
+      planOf: async (apiKey: string) => {
+        calls.push(apiKey)
+        if (apiKey.startsWith('bad')) throw new Error('db down')
+        return apiKey.startsWith('proto') ? 'toString' : undefined
+      },
+    })
+    const statuses = []
+    for (let i = 0; i < 6; i++) statuses.push((await send(`bad-${i}`)).status)
+    expect(statuses).toEqual([503, 503, 503, 429, 429, 429])
+    expect(calls).toHaveLength(3)
+    // A plan name that only an object's prototype has is no plan: 500, counted, never let through.
+    const other = '198.51.100.9'
+    const named = []
+    for (let i = 0; i < 4; i++) named.push((await send(`proto-${i}`, other)).status)
+    expect(named).toEqual([500, 500, 500, 429])
+  })
+
+  it('concurrent first requests with made-up keys: planOf is asked no more often than the per-IP limit allows', async () => {
+    const { send, lookups } = setup({
+      limits: [{ name: 'ip', key: 'ip', algorithm: fixedWindow({ limit: 3, window: '1m' }) }],
+    })
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => send(`made-up-${i}`)))
+    expect(outcomes.filter((o) => o.status === 403)).toHaveLength(3)
+    expect(outcomes.filter((o) => o.status === 429)).toHaveLength(17)
+    expect(lookups).toHaveLength(3)
+  })
+
+  it('requests without a known key never spend a limit every client shares (a global tier)', async () => {
+    const { send } = setup({
+      limits: [{ name: 'ip', key: 'ip', algorithm: fixedWindow({ limit: 100, window: '1m' }) }],
+      tiers: [{ name: 'account', key: 'global', algorithm: fixedWindow({ limit: 5, window: '1m' }) }],
+    })
+    for (let i = 0; i < 10; i++) {
+      expect(
+        (await send(i % 2 ? undefined : `made-up-${i}`, `198.51.100.${i}`)).status,
+      ).toBeGreaterThanOrEqual(401)
+    }
+    const paying = await send('key-pro')
+    expect(paying.allowed).toBe(true)
+    expect(paying.decisions.find((d) => d.policy === 'account')!.remaining).toBe(4)
+  })
+
+  it('dry run: a client over its limits is let through and onLimited is called once per request, on every path', async () => {
+    const limited: unknown[] = []
+    const { send } = setup({
+      dryRun: true,
+      limits: [{ name: 'ip', key: 'ip', algorithm: fixedWindow({ limit: 1, window: '1m' }) }],
+      onLimited: (outcome: unknown) => limited.push(outcome),
+    })
+    await send('key-free') // spends the limit
+    for (const key of ['key-pro', 'made-up', undefined, 'key-free']) {
+      const before = limited.length
+      const outcome = await send(key)
+      expect(outcome.status === undefined || outcome.allowed).toBe(true)
+      expect(limited.length - before).toBe(1)
+    }
+  })
+
   it('the anonymous plan counts requests without a key per client address', async () => {
     const { send } = setup({ anonymousPlan: 'free', plans: { free: { rate: 1, burst: 2 } } })
     expect([(await send()).allowed, (await send()).allowed, (await send()).allowed]).toEqual([

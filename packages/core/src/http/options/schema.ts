@@ -85,7 +85,7 @@ function planChecks(o: Record<string, any>, ctx: Issues): boolean {
     return fail(['apiKey'], 'a function of the request returning the API key, since `plans` is given')
   if (!o.planOf)
     return fail(['planOf'], 'a function (apiKey, req) returning the plan name, since `plans` is given')
-  if (o.anonymousPlan !== undefined && !(o.anonymousPlan in o.plans)) {
+  if (o.anonymousPlan !== undefined && !Object.hasOwn(o.plans, o.anonymousPlan)) {
     return fail(['anonymousPlan'], `one of the plans (${Object.keys(o.plans).join(', ')})`)
   }
   for (const [i, name] of [...names, ...tierNames].entries()) {
