@@ -158,7 +158,7 @@ export function compilePlanGate<N>(parts: PlanGateParts<N>): PlanGate<N> {
     // The gate held its units while the plan was looked up; the request is now decided on the whole set as
     // one, as a request whose plan is cached is.
     await giveBack(gated, info)
-    const plan = resolution as PlanOfRequest
+    const plan = resolution
     const planFacts = { keys: { ...facts.keys, plan }, costs: facts.costs }
     return parts.consume(info, sets.get(plan.plan, routeKey), planFacts, plan)
   }

@@ -30,14 +30,15 @@ export class NoPlan {
 
 /**
  * A request whose API key's plan is neither cached nor being looked up: `lookUp` asks `planOf`. The handler
- * checks the `limits` first, so a client already over them is refused without a call of `planOf`.
+ * spends the `limits` keyed per client first, so a client already over them is refused without a call of
+ * `planOf` (see `plan-gate.ts`).
  */
 export class PlanLookupNeeded {
-  constructor(readonly lookUp: () => Promise<Resolution>) {}
+  constructor(readonly lookUp: () => Promise<PlanOfRequest | NoPlan>) {}
 }
 
 /** A request's plan, or the answer when it has none, or what must happen before it is known. */
-export type Resolution = PlanOfRequest | Outcome | NoPlan | PlanLookupNeeded | typeof NO_ADDRESS
+export type Resolution = PlanOfRequest | NoPlan | PlanLookupNeeded | typeof NO_ADDRESS
 
 /** Finds the plan of each request, or the answer when there is none. */
 export interface PlanResolver<N> {
