@@ -1,5 +1,6 @@
 import { requireSharedRedis } from '@floodgate/testkit'
 import { Redis, type RedisOptions } from 'ioredis'
+import { afterAll, beforeAll } from 'vitest'
 import { type ClientName, openClient, type Resilience, type TestClient } from './open-client.js'
 
 export * from './open-client.js'
@@ -14,6 +15,23 @@ export const testPrefix = (name: string) => `fgtest:${name}:${process.pid}:${Dat
 export async function sharedClient(options: RedisOptions = {}): Promise<Redis> {
   const { host, port } = await requireSharedRedis()
   return new Redis({ host, port, db: TEST_DB, ...options })
+}
+
+/**
+ * The shared Redis for one test file: `client` is connected before its tests; after them every key under
+ * `prefix` is deleted (never a flush) and the client closed.
+ */
+export function sharedRedisForFile(name: string): { readonly prefix: string; client: Redis } {
+  const shared = { prefix: testPrefix(name), client: undefined as unknown as Redis }
+  beforeAll(async () => {
+    shared.client = await sharedClient()
+  })
+  afterAll(async () => {
+    const keys = await shared.client.keys(`${shared.prefix}*`)
+    if (keys.length > 0) await shared.client.del(...keys)
+    await shared.client.quit()
+  })
+  return shared
 }
 
 /** A connected client of `name` to the shared Redis (127.0.0.1:6379, db 9). */

@@ -4,7 +4,7 @@ import { Cluster, type Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keySlot, RedisStore, SyncedStore } from '../src/index.js'
 import { manualTimers } from './fixtures/synced-timers.js'
-import { sharedClient, testPrefix } from './helpers.js'
+import { sharedRedisForFile } from './helpers.js'
 
 // What one sync sends: every key used since the last, in calls of at most 256 keys per algorithm on one Redis,
 // one call per slot and algorithm on a Cluster, all sent at once. On a virtual clock with timers fired by the
@@ -31,19 +31,10 @@ async function use(store: SyncedStore, keys: string[], times: number) {
 }
 
 describe('SyncedStore: what a sync sends', () => {
-  let client: Redis
-  const prefix = testPrefix('synced-batches')
-  beforeAll(async () => {
-    client = await sharedClient()
-  })
-  afterAll(async () => {
-    const keys = await client.keys(`${prefix}*`)
-    if (keys.length > 0) await client.del(...keys)
-    await client.quit()
-  })
+  const shared = sharedRedisForFile('synced-batches')
 
   it('on one Redis: 300 keys of one algorithm in two calls (256 and 44), two algorithms in their own calls', async () => {
-    const store = syncedOver(client, `${prefix}:one`)
+    const store = syncedOver(shared.client, `${shared.prefix}:one`)
     await store.consume(counter, 'other', 1, start) // read at once
     await store.sync()
     const keys = Array.from({ length: 300 }, (_, i) => `client-${i}`)
@@ -56,7 +47,7 @@ describe('SyncedStore: what a sync sends', () => {
     expect(after.calls - before.calls).toBe(3) // 256 + 44 fixed-window keys, 1 sliding-window key
     expect(after.keysSynced - before.keysSynced).toBe(301)
     for (const key of ['client-0', 'client-255', 'client-256', 'client-299']) {
-      expect((await client.getBuffer(store.store.keyOf(window, key)))?.readDoubleLE(8)).toBe(3)
+      expect((await shared.client.getBuffer(store.store.keyOf(window, key)))?.readDoubleLE(8)).toBe(3)
     }
     await store.close()
   })

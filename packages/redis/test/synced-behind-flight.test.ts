@@ -4,21 +4,12 @@
 // together, and another call of it, to a slower node, can answer late). On a virtual clock, with syncs fired
 // by hand, against the machine's Redis.
 import { fixedWindow, MemoryStore, slidingWindowCounter } from '@floodgate/core'
-import type { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { RedisStore, SyncedStore } from '../src/index.js'
-import { sharedClient, testPrefix } from './helpers.js'
+import { sharedRedisForFile } from './helpers.js'
 
-let redis: Redis
-const prefix = testPrefix('synced-behind-flight')
-beforeAll(async () => {
-  redis = await sharedClient()
-})
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`)
-  if (keys.length > 0) await redis.del(...keys)
-  await redis.quit()
-})
+const shared = sharedRedisForFile('synced-behind-flight')
+const { prefix } = shared
 
 describe('SyncedStore: an admission Redis decides behind a sync in flight', () => {
   it('is still known when the sync lands after it: the process admits no more than one store would', async () => {
@@ -28,14 +19,14 @@ describe('SyncedStore: an admission Redis decides behind a sync in flight', () =
     const held: (() => void)[] = []
     const client = {
       evalsha: (...args: unknown[]) => {
-        const reply = (redis.evalsha as (...a: unknown[]) => Promise<unknown>)(...args)
+        const reply = (shared.client.evalsha as (...a: unknown[]) => Promise<unknown>)(...args)
         if (late > 0 && --late === 0) {
           return new Promise((resolve, reject) => held.push(() => reply.then(resolve, reject)))
         }
         return reply
       },
-      eval: (...args: unknown[]) => (redis.eval as (...a: unknown[]) => Promise<unknown>)(...args),
-      del: (key: string) => redis.del(key),
+      eval: (...args: unknown[]) => (shared.client.eval as (...a: unknown[]) => Promise<unknown>)(...args),
+      del: (key: string) => shared.client.del(key),
     }
     let fire: (() => void) | undefined
     const timers = {
@@ -69,7 +60,7 @@ describe('SyncedStore: an admission Redis decides behind a sync in flight', () =
     for (let i = 0; i < 2; i++) expect(await both(W + 100)).toEqual([true, true]) // Redis: 9, 10
     held.shift()!() // j answers: the sync lands, with k's read of 8
     await new Promise((resolve) => setTimeout(resolve, 20))
-    const raw = await redis.getBuffer(store.store.keyOf(swc, 'k'))
+    const raw = await shared.client.getBuffer(store.store.keyOf(swc, 'k'))
     expect(raw?.readDoubleLE(8)).toBe(10)
     expect((await store.peek(swc, 'k', 1, W + 100)).remaining).toBe(
       memory.peek(swc, 'k', 1, W + 100).remaining,

@@ -3,25 +3,15 @@
 // that takes its place, and no key is forgotten while units it admitted are not in Redis yet. On a virtual
 // clock, with syncs fired by hand and one script call held and failed on demand, against the machine's Redis.
 import { fixedWindow, MemoryStore } from '@floodgate/core'
-import type { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { RedisStore, SyncedStore } from '../src/index.js'
 import { manualTimers } from './fixtures/synced-timers.js'
-import { sharedClient, testPrefix } from './helpers.js'
+import { sharedRedisForFile } from './helpers.js'
 
-let redis: Redis
-const prefix = testPrefix('synced-forgotten')
+const shared = sharedRedisForFile('synced-forgotten')
+const { prefix } = shared
 const start = Date.UTC(2026, 0, 1, 12)
 const algorithm = fixedWindow({ limit: 10, window: '1h' })
-
-beforeAll(async () => {
-  redis = await sharedClient()
-})
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`)
-  if (keys.length > 0) await redis.del(...keys)
-  await redis.quit()
-})
 
 /** A client whose next script call, once `hold()` is asked, waits until `fail()` answers it with an error reply. */
 function holdingClient() {
@@ -30,12 +20,12 @@ function holdingClient() {
   return {
     client: {
       evalsha: (...args: unknown[]) => {
-        if (!holding) return (redis.evalsha as (...a: unknown[]) => Promise<unknown>)(...args)
+        if (!holding) return (shared.client.evalsha as (...a: unknown[]) => Promise<unknown>)(...args)
         holding = false
         return new Promise((_, reject) => held.push(reject))
       },
-      eval: (...args: unknown[]) => (redis.eval as (...a: unknown[]) => Promise<unknown>)(...args),
-      del: (key: string) => redis.del(key),
+      eval: (...args: unknown[]) => (shared.client.eval as (...a: unknown[]) => Promise<unknown>)(...args),
+      del: (key: string) => shared.client.del(key),
     },
     hold: () => {
       holding = true
@@ -88,7 +78,7 @@ describe('SyncedStore: a key forgotten while its sync is in flight', () => {
       h.fail() // A's sync fails: its unit is pending again, on A alone
       await flight
       await store.sync()
-      const raw = await redis.getBuffer(store.store.keyOf(algorithm, 'B'))
+      const raw = await shared.client.getBuffer(store.store.keyOf(algorithm, 'B'))
       expect(raw?.readDoubleLE(8)).toBe(5) // B's five, not A's one
       const rest: boolean[][] = []
       for (let i = 0; i < 10; i++) rest.push(await both('B'))
@@ -99,7 +89,7 @@ describe('SyncedStore: a key forgotten while its sync is in flight', () => {
 
   it('no key is forgotten while units it admitted are not in Redis: past maxKeys, the table grows instead', async () => {
     const store = new SyncedStore({
-      store: new RedisStore({ client: redis, prefix: `${prefix}:grow` }),
+      store: new RedisStore({ client: shared.client, prefix: `${prefix}:grow` }),
       processes: 1,
       timers: manualTimers(),
       clock: () => start,
@@ -115,7 +105,7 @@ describe('SyncedStore: a key forgotten while its sync is in flight', () => {
     expect(admittedA).toBe(5)
     expect(store.stats.keys).toBe(2) // past maxKeys: both have units to send
     await store.sync()
-    const raw = await redis.getBuffer(store.store.keyOf(limited, 'A'))
+    const raw = await shared.client.getBuffer(store.store.keyOf(limited, 'A'))
     expect(raw?.readDoubleLE(8)).toBe(5)
     // Synced, one of them can now be forgotten to make room for a third.
     await store.consume(limited, 'C', 1, start)

@@ -33,155 +33,142 @@ describe.each(drivers)('$name', (driver) => {
       async () => {},
     ],
   ]
-
-  it.each(stores)(
-    'on %s: the free tier’s burst, rate and quota, 401 and 403',
-    async (_name, create, destroy) => {
+  /** A test on each store, the store made for it and dropped after it. */
+  const onEachStore = (title: string, test: (store: Store) => Promise<void>) =>
+    it.each(stores)(`on %s: ${title}`, async (_name, create, destroy) => {
       const store = await create()
-      const clock = virtualClock(START)
       try {
-        const a = open(
-          await driver.createApp({
-            options: {
-              store,
-              clock: clock.now,
-              prefix: `plans-${driver.name}-${Date.now()}`,
-              headers: 'draft-8',
-              plans,
-              apiKey: (req: { headers: Record<string, string | undefined> }) => req.headers['x-api-key'],
-              planOf: async (apiKey: string) => keys[apiKey],
-            },
-          }),
-        )
-        const as = (key?: string) => a.request({ path: '/', headers: key ? { 'x-api-key': key } : {} })
-        const burst = await Promise.all(Array.from({ length: 51 }, () => as('key-free')))
-        expect(burst.filter((r) => r.status === 200)).toHaveLength(50)
-        const refused = burst.find((r) => r.status === 429)!
-        expect(refused.body).toMatchObject({ error: 'rate_limited', policy: 'rate' })
-        expect(refused.headers.ratelimit).toMatch(/^"rate";r=0;t=1, "quota";r=10;t=\d+$/)
-        clock.advance(1000)
-        expect(
-          (await Promise.all(Array.from({ length: 11 }, () => as('key-free')))).filter(
-            (r) => r.status === 200,
-          ),
-        ).toHaveLength(10)
-        // The quota of 60 has 0 left; the bucket refills, the quota does not.
-        clock.advance(10_000)
-        const over = await as('key-free')
-        expect(over.status).toBe(429)
-        expect(over.body).toMatchObject({
-          error: 'quota_exceeded',
-          message: 'Limit Exceeded',
-          policy: 'quota',
-        })
-        expect(over.headers['ratelimit-policy']).toBe('"rate";q=50;w=5, "quota";q=60;w=86400')
-        // Until 00:00 UTC: from 12:00:11 that is 43,189 s.
-        expect(over.headers['retry-after']).toBe('43189')
-        expect(await a.usage!.usage('key-free')).toMatchObject({
-          plan: 'free',
-          quota: { limit: 60, used: 60, remaining: 0 },
-        })
-        expect((await as()).status).toBe(401)
-        expect((await as('forged')).status).toBe(403)
-        expect((await as('key-pro')).status).toBe(200)
-        // The next day: the quota is whole again.
-        clock.set(Date.UTC(2026, 0, 2))
-        expect((await as('key-free')).status).toBe(200)
-        expect((await a.usage!.usage('key-free'))!.quota).toMatchObject({ used: 1, remaining: 59 })
-        // Support staff give the key a fresh quota.
-        expect(await a.usage!.resetUsage('key-free')).toBe(true)
-        expect((await a.usage!.usage('key-free'))!.quota).toMatchObject({ used: 0, remaining: 60 })
-        expect(await a.usage!.usage('forged')).toBeUndefined()
+        await test(store)
       } finally {
         await destroy(store)
       }
-    },
-  )
+    })
 
-  it.each(stores)(
-    'on %s: 401 and 403 are counted by the per-IP limit only; a client over it is refused before any lookup',
-    async (_name, create, destroy) => {
-      const store = await create()
+  onEachStore('the free tier’s burst, rate and quota, 401 and 403', async (store) => {
+    const clock = virtualClock(START)
+    const a = open(
+      await driver.createApp({
+        options: {
+          store,
+          clock: clock.now,
+          prefix: `plans-${driver.name}-${Date.now()}`,
+          headers: 'draft-8',
+          plans,
+          apiKey: (req: { headers: Record<string, string | undefined> }) => req.headers['x-api-key'],
+          planOf: async (apiKey: string) => keys[apiKey],
+        },
+      }),
+    )
+    const as = (key?: string) => a.request({ path: '/', headers: key ? { 'x-api-key': key } : {} })
+    const burst = await Promise.all(Array.from({ length: 51 }, () => as('key-free')))
+    expect(burst.filter((r) => r.status === 200)).toHaveLength(50)
+    const refused = burst.find((r) => r.status === 429)!
+    expect(refused.body).toMatchObject({ error: 'rate_limited', policy: 'rate' })
+    expect(refused.headers.ratelimit).toMatch(/^"rate";r=0;t=1, "quota";r=10;t=\d+$/)
+    clock.advance(1000)
+    expect(
+      (await Promise.all(Array.from({ length: 11 }, () => as('key-free')))).filter((r) => r.status === 200),
+    ).toHaveLength(10)
+    // The quota of 60 has 0 left; the bucket refills, the quota does not.
+    clock.advance(10_000)
+    const over = await as('key-free')
+    expect(over.status).toBe(429)
+    expect(over.body).toMatchObject({
+      error: 'quota_exceeded',
+      message: 'Limit Exceeded',
+      policy: 'quota',
+    })
+    expect(over.headers['ratelimit-policy']).toBe('"rate";q=50;w=5, "quota";q=60;w=86400')
+    // Until 00:00 UTC: from 12:00:11 that is 43,189 s.
+    expect(over.headers['retry-after']).toBe('43189')
+    expect(await a.usage!.usage('key-free')).toMatchObject({
+      plan: 'free',
+      quota: { limit: 60, used: 60, remaining: 0 },
+    })
+    expect((await as()).status).toBe(401)
+    expect((await as('forged')).status).toBe(403)
+    expect((await as('key-pro')).status).toBe(200)
+    // The next day: the quota is whole again.
+    clock.set(Date.UTC(2026, 0, 2))
+    expect((await as('key-free')).status).toBe(200)
+    expect((await a.usage!.usage('key-free'))!.quota).toMatchObject({ used: 1, remaining: 59 })
+    // Support staff give the key a fresh quota.
+    expect(await a.usage!.resetUsage('key-free')).toBe(true)
+    expect((await a.usage!.usage('key-free'))!.quota).toMatchObject({ used: 0, remaining: 60 })
+    expect(await a.usage!.usage('forged')).toBeUndefined()
+  })
+
+  onEachStore(
+    '401 and 403 are counted by the per-IP limit only; a client over it is refused before any lookup',
+    async (store) => {
       const lookups: string[] = []
-      try {
-        const a = open(
-          await driver.createApp({
-            options: {
-              store,
-              prefix: `plans-flood-${driver.name}-${Date.now()}`,
-              plans,
-              apiKey: (req: { headers: Record<string, string | undefined> }) => req.headers['x-api-key'],
-              planOf: async (apiKey: string) => {
-                lookups.push(apiKey)
-                return keys[apiKey]
-              },
-              limits: [{ name: 'ip', key: 'ip', algorithm: fixedWindow({ limit: 4, window: '1m' }) }],
+      const a = open(
+        await driver.createApp({
+          options: {
+            store,
+            prefix: `plans-flood-${driver.name}-${Date.now()}`,
+            plans,
+            apiKey: (req: { headers: Record<string, string | undefined> }) => req.headers['x-api-key'],
+            planOf: async (apiKey: string) => {
+              lookups.push(apiKey)
+              return keys[apiKey]
             },
-          }),
-        )
-        const as = (key?: string) => a.request({ path: '/', headers: key ? { 'x-api-key': key } : {} })
-        const statuses = []
-        for (const key of [
-          undefined,
-          'made-up-1',
-          'key-free',
-          'made-up-2',
-          'made-up-3',
-          'key-pro',
-          undefined,
-        ]) {
-          statuses.push((await as(key)).status)
-        }
-        expect(statuses).toEqual([401, 403, 200, 403, 429, 429, 429])
-        // The free key's plan spent one unit of its own; the refused requests asked planOf nothing.
-        expect(lookups).toEqual(['made-up-1', 'key-free', 'made-up-2'])
-        expect((await a.usage!.usage('key-free'))!.quota).toMatchObject({ used: 1 })
-      } finally {
-        await destroy(store)
+            limits: [{ name: 'ip', key: 'ip', algorithm: fixedWindow({ limit: 4, window: '1m' }) }],
+          },
+        }),
+      )
+      const as = (key?: string) => a.request({ path: '/', headers: key ? { 'x-api-key': key } : {} })
+      const statuses = []
+      for (const key of [
+        undefined,
+        'made-up-1',
+        'key-free',
+        'made-up-2',
+        'made-up-3',
+        'key-pro',
+        undefined,
+      ]) {
+        statuses.push((await as(key)).status)
       }
+      expect(statuses).toEqual([401, 403, 200, 403, 429, 429, 429])
+      // The free key's plan spent one unit of its own; the refused requests asked planOf nothing.
+      expect(lookups).toEqual(['made-up-1', 'key-free', 'made-up-2'])
+      expect((await a.usage!.usage('key-free'))!.quota).toMatchObject({ used: 1 })
     },
   )
 
-  it.each(stores)(
-    'on %s: the account tier is shared by two apps through one store',
-    async (_name, create, destroy) => {
-      const store = await create()
-      try {
-        const app = async (name: string) =>
-          open(
-            await driver.createApp({
-              options: {
-                store,
-                prefix: `tiers-${name}-${driver.name}-${Date.now()}`,
-                tiers: [
-                  {
-                    name: `account-${driver.name}`,
-                    key: 'global',
-                    algorithm: fixedWindow({ limit: 5, window: '1m' }),
-                  },
-                  {
-                    name: `stage-${name}`,
-                    key: 'global',
-                    algorithm: fixedWindow({ limit: 3, window: '1m' }),
-                  },
-                ],
+  onEachStore('the account tier is shared by two apps through one store', async (store) => {
+    const app = async (name: string) =>
+      open(
+        await driver.createApp({
+          options: {
+            store,
+            prefix: `tiers-${name}-${driver.name}-${Date.now()}`,
+            tiers: [
+              {
+                name: `account-${driver.name}`,
+                key: 'global',
+                algorithm: fixedWindow({ limit: 5, window: '1m' }),
               },
-            }),
-          )
-        const [a, b] = [await app('a'), await app('b')]
-        const fromA = []
-        for (let i = 0; i < 4; i++) fromA.push((await a.request({ path: '/' })).status)
-        expect(fromA).toEqual([200, 200, 200, 429]) // its own stage tier: 3
-        const fromB = []
-        for (let i = 0; i < 3; i++) fromB.push(await b.request({ path: '/' }))
-        // The account's 5: 3 spent by the other app, 2 left for this one.
-        expect(fromB.map((r) => r.status)).toEqual([200, 200, 429])
-        expect(fromB[2]!.body.policy).toBe(`account-${driver.name}`)
-      } finally {
-        await destroy(store)
-      }
-    },
-  )
+              {
+                name: `stage-${name}`,
+                key: 'global',
+                algorithm: fixedWindow({ limit: 3, window: '1m' }),
+              },
+            ],
+          },
+        }),
+      )
+    const [a, b] = [await app('a'), await app('b')]
+    const fromA = []
+    for (let i = 0; i < 4; i++) fromA.push((await a.request({ path: '/' })).status)
+    expect(fromA).toEqual([200, 200, 200, 429]) // its own stage tier: 3
+    const fromB = []
+    for (let i = 0; i < 3; i++) fromB.push(await b.request({ path: '/' }))
+    // The account's 5: 3 spent by the other app, 2 left for this one.
+    expect(fromB.map((r) => r.status)).toEqual([200, 200, 429])
+    expect(fromB[2]!.body.policy).toBe(`account-${driver.name}`)
+  })
 
   it('a route tier replaces the innermost tier for that route and keeps the account tier', async () => {
     const a = open(
