@@ -48,18 +48,11 @@ export class StoreCalls {
 
   /** Run the consume-all script on `items`, whose `keys` share one slot. */
   all(items: readonly ConsumeItem[], keys: readonly string[], now: number | undefined): Promise<Settled> {
-    const args = consumeAllArgs(
-      this.runner.binary,
-      now,
-      this.graceMs,
-      items.map((item) => ({ cost: item.cost, params: this.prepare(item.algorithm).params })),
-    )
-    return this.runner.run(
-      CONSUME_ALL,
-      keys.length,
-      [...keys, ...args],
-      this.metrics?.histogramOf('consume_all'),
-    )
+    const count = items.length
+    const params: ScriptParams[] = new Array(count)
+    for (let i = 0; i < count; i++) params[i] = this.prepare(items[i]!.algorithm).params
+    const args = consumeAllArgs(this.runner.binary, now, this.graceMs, keys, items, params)
+    return this.runner.run(CONSUME_ALL, count, args, this.metrics?.histogramOf('consume_all'))
   }
 
   /** DEL `rkey` (a reset), timed. */

@@ -7,7 +7,7 @@ import {
   type FailModeDecisions,
   failModeDecisions,
   failureReporter,
-  readSettled,
+  type Settled,
   type StoreMetrics,
 } from '@floodgate/core/internal'
 import { BlockCache } from './block-cache.js'
@@ -22,7 +22,7 @@ import { RedisKeys } from './redis-keys.js'
 import { ScriptRunner } from './script-runner.js'
 import { StoreCalls, slotGroups } from './store-calls.js'
 import { storeMetricsOf } from './store-metrics-of.js'
-import { parseReply, type RedisDecision } from './wire.js'
+import { parseAllReply, parseReply, type RedisDecision } from './wire.js'
 
 const DEFAULT_BLOCK_CACHE_KEYS = 10_000
 
@@ -149,8 +149,10 @@ export class RedisStore implements Store {
    * Keys from core put one caller's policies on one slot.
    */
   consumeAll(items: readonly ConsumeItem[], now?: number): Promise<Decision[]> {
-    if (items.length === 0) return Promise.resolve([])
-    const keys = items.map((item) => this.rkeys.of(item.algorithm, item.key))
+    const count = items.length
+    if (count === 0) return Promise.resolve([])
+    const keys: string[] = new Array(count)
+    for (let i = 0; i < count; i++) keys[i] = this.rkeys.of(items[i]!.algorithm, items[i]!.key)
     if (this.calls.isCluster) {
       const groups = slotGroups(keys)
       if (groups.length > 1) {
@@ -185,27 +187,43 @@ export class RedisStore implements Store {
     now: number | undefined,
   ): Promise<Decision[]> {
     if (!this.circuit.allows()) return this.failing.decideAll(items, now)
-    const injected = now !== undefined
-    const sentAt = injected ? now : performance.now()
-    return this.calls.all(items, keys, now).then((settled) => {
-      const decisions = readSettled(settled, (replies) => {
-        if (!Array.isArray(replies) || replies.length !== items.length) {
-          throw new TypeError('Unexpected reply from the consume-all script')
-        }
-        return items.map((item, i) => parseReply(replies[i], item.algorithm))
-      })
-      if (decisions instanceof CallFailure) {
-        this.report('consumeAll', decisions, items[0]!.key)
-        return this.failing.decideAll(items, now)
+    const sentAt = now !== undefined ? now : performance.now()
+    return this.calls.all(items, keys, now).then((settled) => this.readAll(settled, items, keys, now, sentAt))
+  }
+
+  /**
+   * The decisions of a consume-all call sent at `sentAt`, or the fail mode's when it failed or its reply is
+   * unreadable; a refusal is remembered in the block cache.
+   */
+  private readAll(
+    settled: Settled,
+    items: readonly ConsumeItem[],
+    keys: readonly string[],
+    now: number | undefined,
+    sentAt: number,
+  ): Decision[] | Promise<Decision[]> {
+    let decisions: RedisDecision[] | CallFailure
+    if (settled instanceof CallFailure) decisions = settled
+    else {
+      try {
+        decisions = parseAllReply(settled, items)
+      } catch (error) {
+        decisions = new CallFailure(error, false, false)
       }
-      if (this.blocks) {
-        decisions.forEach((decision, i) => {
-          if (!decision.allowed)
-            this.blocks!.add(keys[i]!, items[i]!.algorithm, items[i]!.cost, decision, sentAt, injected)
-        })
+    }
+    if (decisions instanceof CallFailure) {
+      this.report('consumeAll', decisions, items[0]!.key)
+      return this.failing.decideAll(items, now)
+    }
+    const blocks = this.blocks
+    if (blocks) {
+      for (let i = 0; i < decisions.length; i++) {
+        const decision = decisions[i]!
+        if (!decision.allowed)
+          blocks.add(keys[i]!, items[i]!.algorithm, items[i]!.cost, decision, sentAt, now !== undefined)
       }
-      return decisions
-    })
+    }
+    return decisions
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { Algorithm, AlgorithmKind, Decision, FailSource } from '@floodgate/core'
+import type { Algorithm, AlgorithmKind, ConsumeItem, Decision, FailSource } from '@floodgate/core'
 import { PARAM_SLOTS, STEP_PARAMS, stepParams } from '@floodgate/core/internal'
 
 /**
@@ -22,6 +22,10 @@ import { PARAM_SLOTS, STEP_PARAMS, stepParams } from '@floodgate/core/internal'
  * no wait (allowed, `retryAfterMs` and `delayMs` 0); else text in `%.17g`, which also round-trips every double
  * (a Lua number in a reply would be truncated to an integer). A request that can never pass has an infinite
  * `retryAfterMs` (`inf` in text).
+ *
+ * The several-keys script answers every key's decision in one reply, in the order of `KEYS`: binary, one byte
+ * per key giving the size of its decision (16 or 40), then the decisions one after the other; text, the
+ * decisions joined by commas. One string is what a client reads fastest (no array to build).
  */
 
 /** Where a RedisStore decision came from: the script, the block cache, or a fail mode. */
@@ -58,7 +62,15 @@ export interface ScriptParams {
   readonly texts: readonly string[]
   /** Grace then the parameters, as little-endian doubles: the tail of a one-key script's binary argument. */
   readonly tail: Buffer
+  /**
+   * An item of the several-keys script's binary argument, its cost 0: the kind's index, the cost, then
+   * {@link PARAM_SLOTS} parameter slots (those the algorithm has not, 0), as little-endian doubles.
+   */
+  readonly item: Buffer
 }
+
+/** The bytes of one item in the several-keys script's binary argument. */
+const ITEM_BYTES = 8 * (2 + PARAM_SLOTS)
 
 /** An algorithm's parameters as script arguments, with the store's grace (ms). */
 export function scriptParams(algorithm: Algorithm, grace: number): ScriptParams {
@@ -66,7 +78,11 @@ export function scriptParams(algorithm: Algorithm, grace: number): ScriptParams 
   const tail = Buffer.alloc(8 * (1 + values.length))
   tail.writeDoubleLE(grace, 0)
   for (let i = 0; i < values.length; i++) tail.writeDoubleLE(values[i]!, 8 * (i + 1))
-  return { kindIndex: KINDS.indexOf(algorithm.kind) + 1, values, texts: values.map(String), tail }
+  const kindIndex = KINDS.indexOf(algorithm.kind) + 1
+  const item = Buffer.alloc(ITEM_BYTES)
+  item.writeDoubleLE(kindIndex, 0)
+  for (let i = 0; i < values.length; i++) item.writeDoubleLE(values[i]!, 16 + 8 * i)
+  return { kindIndex, values, texts: values.map(String), tail, item }
 }
 
 const number = (n: number): string => (n === 1 ? '1' : String(n))
@@ -93,32 +109,38 @@ export function singleArgs(
   return [rkey, args]
 }
 
-/** The ARGV of the several-keys script: one Buffer for a client with binary replies, else text. */
+/**
+ * `keys` then the ARGV of the several-keys script (one Buffer for a client with binary replies, else text),
+ * for `items` whose algorithms' parameters are `params` (one per item).
+ */
 export function consumeAllArgs(
   binary: boolean,
   now: number | undefined,
   grace: number,
-  items: readonly { cost: number; params: ScriptParams }[],
+  keys: readonly string[],
+  items: readonly ConsumeItem[],
+  params: readonly ScriptParams[],
 ): (string | Buffer)[] {
+  const count = items.length
+  const args: (string | Buffer)[] = keys.slice()
   if (!binary) {
-    const args = [now === undefined ? '' : String(now), String(grace)]
-    for (const { cost, params } of items) {
-      args.push(String(params.kindIndex), number(cost))
-      for (let i = 0; i < PARAM_SLOTS; i++) args.push(params.texts[i] ?? '')
+    args.push(now === undefined ? '' : String(now), String(grace))
+    for (let i = 0; i < count; i++) {
+      const texts = params[i]!.texts
+      args.push(String(params[i]!.kindIndex), number(items[i]!.cost))
+      for (let j = 0; j < PARAM_SLOTS; j++) args.push(texts[j] ?? '')
     }
     return args
   }
-  const per = 8 * (2 + PARAM_SLOTS)
-  const args = Buffer.alloc(16 + per * items.length)
-  args.writeDoubleLE(now === undefined ? Number.NaN : now, 0)
-  args.writeDoubleLE(grace, 8)
-  items.forEach(({ cost, params }, i) => {
-    const at = 16 + per * i
-    args.writeDoubleLE(params.kindIndex, at)
-    args.writeDoubleLE(cost, at + 8)
-    for (let j = 0; j < params.values.length; j++) args.writeDoubleLE(params.values[j]!, at + 16 + 8 * j)
-  })
-  return [args]
+  const all = Buffer.allocUnsafe(16 + ITEM_BYTES * count)
+  all.writeDoubleLE(now === undefined ? Number.NaN : now, 0)
+  all.writeDoubleLE(grace, 8)
+  for (let i = 0, at = 16; i < count; i++, at += ITEM_BYTES) {
+    params[i]!.item.copy(all, at)
+    all.writeDoubleLE(items[i]!.cost, at + 8)
+  }
+  args.push(all)
+  return args
 }
 
 /** The sizes of a binary reply: five little-endian doubles, or two for an admission with no wait. */
@@ -133,30 +155,66 @@ const field = (text: string): number => (text === 'inf' ? Number.POSITIVE_INFINI
  * else: the store treats an unreadable reply as a failure.
  */
 export function parseReply(reply: unknown, algorithm: Algorithm): RedisDecision {
-  if (Buffer.isBuffer(reply) && reply.length === ADMITTED_BYTES) {
+  if (Buffer.isBuffer(reply) && (reply.length === ADMITTED_BYTES || reply.length === REPLY_BYTES)) {
+    return binaryDecision(reply, 0, reply.length, algorithm)
+  }
+  return textDecision(reply, algorithm)
+}
+
+/**
+ * Parse the several-keys script's reply (the format is at the top of this file) into one decision per item.
+ * Throws on anything else, a reply for another number of items included.
+ */
+export function parseAllReply(reply: unknown, items: readonly ConsumeItem[]): RedisDecision[] {
+  const count = items.length
+  const decisions: RedisDecision[] = new Array(count)
+  if (Buffer.isBuffer(reply)) {
+    let at = count
+    for (let i = 0; i < count; i++) {
+      const size = reply[i]
+      if ((size !== ADMITTED_BYTES && size !== REPLY_BYTES) || at + size > reply.length) break
+      decisions[i] = binaryDecision(reply, at, size, items[i]!.algorithm)
+      at += size
+    }
+    if (at === reply.length && decisions[count - 1] !== undefined) return decisions
+  } else if (typeof reply === 'string') {
+    const parts = reply.split(',')
+    if (parts.length === count) {
+      for (let i = 0; i < count; i++) decisions[i] = textDecision(parts[i], items[i]!.algorithm)
+      return decisions
+    }
+  }
+  throw new TypeError(`Unexpected reply from the consume-all script: ${String(reply).slice(0, 80)}`)
+}
+
+/** The binary decision of `size` bytes (16 or 40, which the caller has checked) at `at` in `reply`. */
+function binaryDecision(reply: Buffer, at: number, size: number, algorithm: Algorithm): RedisDecision {
+  if (size === ADMITTED_BYTES) {
     return {
       allowed: true,
       limit: algorithm.limit,
-      remaining: reply.readDoubleLE(0),
-      resetMs: reply.readDoubleLE(8),
+      remaining: reply.readDoubleLE(at),
+      resetMs: reply.readDoubleLE(at + 8),
       retryAfterMs: 0,
       delayMs: 0,
       policy: '',
       source: 'redis',
     }
   }
-  if (Buffer.isBuffer(reply) && reply.length === REPLY_BYTES) {
-    return {
-      allowed: reply.readDoubleLE(0) === 1,
-      limit: algorithm.limit,
-      remaining: reply.readDoubleLE(8),
-      resetMs: reply.readDoubleLE(16),
-      retryAfterMs: reply.readDoubleLE(24),
-      delayMs: reply.readDoubleLE(32),
-      policy: '',
-      source: 'redis',
-    }
+  return {
+    allowed: reply.readDoubleLE(at) === 1,
+    limit: algorithm.limit,
+    remaining: reply.readDoubleLE(at + 8),
+    resetMs: reply.readDoubleLE(at + 16),
+    retryAfterMs: reply.readDoubleLE(at + 24),
+    delayMs: reply.readDoubleLE(at + 32),
+    policy: '',
+    source: 'redis',
   }
+}
+
+/** A text decision, `allowed remaining resetMs retryAfterMs delayMs`; throws on anything else. */
+function textDecision(reply: unknown, algorithm: Algorithm): RedisDecision {
   const fields = typeof reply === 'string' ? reply.split(' ') : []
   if (fields.length !== 5 || fields.slice(1).some((f) => Number.isNaN(field(f)))) {
     throw new TypeError(`Unexpected reply from a Floodgate script: ${String(reply).slice(0, 80)}`)

@@ -30,8 +30,9 @@ ${SERVER_CLOCK_LUA}`
 
 /**
  * The entry of the several-keys script: reads the ARGV `consumeAllArgs` builds, peeks every item, and
- * consumes them all only when all would pass; replies with every item's decision. `decide` holds each
- * kind's function, by its index.
+ * consumes them all only when all would pass; replies with every item's decision in one string (the format is
+ * `wire.ts`'s: one reply for the client to read, not an array of them). `decide` holds each kind's function,
+ * by its index.
  */
 export const CONSUME_ALL_ENTRY_LUA = `
 local binary = #ARGV == 1
@@ -69,5 +70,8 @@ for pass = 1, 2 do
   end
   if not all then break end
 end
-return out
+if text then return table.concat(out, ',') end
+local sizes = {}
+for i = 1, #out do sizes[i] = #out[i] end
+return string.char(unpack(sizes)) .. table.concat(out)
 `
