@@ -30,6 +30,8 @@ export class Fleet {
   /** When (local clock) the first join that reported `counted` was sent; NaN before any reply. */
   private countedSince = Number.NaN
   private settled: boolean
+  /** Called when {@link shares} changes, with its new value (the store keeps its slabs' copies up to date). */
+  onShares: ((shares: number) => void) | undefined
 
   constructor(
     /** The sorted set, under the RedisStore's prefix. */
@@ -71,12 +73,14 @@ export class Fleet {
    */
   observe(reply: unknown, sentAt: number): void {
     if (!(typeof reply === 'number' && Number.isSafeInteger(reply) && reply >= 1)) return
+    const before = this.shares
     if (reply !== this.counted || Number.isNaN(this.countedSince)) {
       this.counted = reply
       this.countedSince = sentAt
     } else if (sentAt - this.countedSince >= this.settleMs) {
       this.settled = true
     }
+    if (this.shares !== before) this.onShares?.(this.shares)
   }
 }
 

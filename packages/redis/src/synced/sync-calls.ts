@@ -6,6 +6,7 @@ import type { ServerClock } from './server-clock.js'
 import { SYNC } from './sync-script.js'
 import { parseSyncReply, syncArgs } from './sync-wire.js'
 import type { SyncedKey } from './synced-key.js'
+import type { WindowDeltas } from './window-deltas.js'
 
 /** The most keys one sync call carries, so that no script holds Redis for long. */
 const KEYS_PER_CALL = 256
@@ -47,19 +48,24 @@ export function sendCalls(
     }
     group.push(entry)
   }
-  return groups.map((entries) => {
+  const calls: SyncCall[] = new Array(groups.length)
+  for (let g = 0; g < groups.length; g++) {
+    const entries = groups[g]!
+    const count = entries.length
+    const keys: string[] = new Array(count)
+    const deltas: WindowDeltas[] = new Array(count)
+    for (let i = 0; i < count; i++) {
+      keys[i] = entries[i]!.rkey
+      deltas[i] = entries[i]!.sent()
+    }
     const first = entries[0]!
     const args = syncArgs(
-      {
-        kind: first.kind,
-        windowMs: first.windowMs,
-        keys: entries.map((entry) => entry.rkey),
-        deltas: entries.map((entry) => entry.sent()),
-      },
+      { kind: first.kind, windowMs: first.windowMs, keys, deltas },
       { binary: runner.binary, now, grace: EXPIRY_GRACE_MS },
     )
-    return { entries, reply: runner.run(SYNC, entries.length, args, timing) }
-  })
+    calls[g] = { entries, reply: runner.run(SYNC, count, args, timing) }
+  }
+  return calls
 }
 
 /**
@@ -84,14 +90,15 @@ export function landCall(
       const reply = parseSyncReply(settled, call.entries.length, first.kind, parts.binary)
       const { timing } = parts
       if (timing.serverClock) parts.serverClock.observe(timing.sentAt, timing.receivedAt, reply.now)
-      call.entries.forEach((entry, i) => {
-        if (entry.detached) {
-          entry.landedForgotten()
-          return
+      const { entries } = call
+      for (let i = 0; i < entries.length; i++) {
+        const entry = entries[i]!
+        if (entry.detached) entry.landedForgotten()
+        else {
+          reply.read(i, entry.known)
+          entry.synced()
         }
-        reply.read(i, entry.known)
-        entry.synced()
-      })
+      }
     } catch (error) {
       failure = new CallFailure(error, false, false)
     }

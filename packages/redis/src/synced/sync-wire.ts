@@ -10,9 +10,9 @@ export interface SyncGroup {
   readonly deltas: readonly WindowDeltas[]
 }
 
-/** KEYS then ARGV of one sync call, in one array. */
+/** KEYS then ARGV of one sync call, in one array (`group.keys` itself, which it takes over). */
 export function syncArgs(
-  group: SyncGroup,
+  group: SyncGroup & { readonly keys: string[] },
   parts: { binary: boolean; now: number | undefined; grace: number },
 ): string[] {
   // The current window is the latest any key has units in; only it and the one before still count.
@@ -23,7 +23,7 @@ export function syncArgs(
   }
   if (current === Number.NEGATIVE_INFINITY) current = 0
   const previous = current - group.windowMs
-  const args = [...group.keys]
+  const args = group.keys
   args.push(
     parts.binary ? 'b' : 't',
     parts.now === undefined ? '' : String(parts.now),
@@ -33,13 +33,17 @@ export function syncArgs(
     String(previous),
     String(current),
   )
-  for (const deltas of group.deltas) {
-    const now = deltas.at(current)
-    const before = deltas.at(previous)
+  const all = group.deltas
+  for (let i = 0; i < all.length; i++) {
+    const now = all[i]!.at(current)
+    const before = all[i]!.at(previous)
     args.push(before !== 0 ? `${now},${before}` : now !== 0 ? String(now) : '')
   }
   return args
 }
+
+/** Whether this machine stores doubles little-endian, as the script writes them (then they are read in place). */
+const LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f
 
 const asText = (part: unknown): string | undefined =>
   typeof part === 'string' ? part : Buffer.isBuffer(part) ? part.toString('latin1') : undefined
@@ -71,10 +75,22 @@ export function parseSyncReply(reply: unknown, count: number, kind: WindowKind, 
     if (reply.length !== 2 || !Buffer.isBuffer(states) || states.length !== count * size * 8) {
       throw unexpected(`${reply.length - 1} part(s) for ${count} keys`)
     }
+    if (!LITTLE_ENDIAN) {
+      return {
+        now,
+        read(i, target) {
+          for (let j = 0; j < size; j++) target[j] = states.readDoubleLE((i * size + j) * 8)
+        },
+      }
+    }
+    // One aligned copy of the states (a reply's bytes may start anywhere in the client's buffer), read as
+    // doubles in place.
+    const doubles = new Float64Array(count * size)
+    new Uint8Array(doubles.buffer).set(states)
     return {
       now,
       read(i, target) {
-        for (let j = 0; j < size; j++) target[j] = states.readDoubleLE((i * size + j) * 8)
+        for (let j = 0, at = i * size; j < size; j++) target[j] = doubles[at + j]!
       },
     }
   }

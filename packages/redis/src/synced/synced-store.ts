@@ -63,6 +63,9 @@ export class SyncedStore implements Store {
     const runner = new ScriptRunner(this.store.client, this.store.timeoutMs)
     this.reach = new Reachability(runner, this.store, o.onError)
     this.fleet = fleetOf(this.store.prefix, o.processes, this.syncEveryMs)
+    // Decisions on a slab alone read the shares from the slab: they are pushed there as they change.
+    this.keys.setShares(this.fleet.shares)
+    this.fleet.onShares = (shares) => this.keys.setShares(shares)
     // Syncs are reported through the wrapped RedisStore's metrics, when it has them.
     const metrics = storeMetricsOf.get(this.store)
     this.loop = new SyncLoop({
@@ -124,8 +127,6 @@ export class SyncedStore implements Store {
     if (at !== undefined) {
       const online = this.reach.online()
       const t = now === undefined ? this.serverClock.now() : this.timeOf(now)
-      const shares = this.fleet.shares
-      if (shares !== slab!.shares) this.keys.setShares(shares)
       const covered = online ? decideCovered(slab!, at, algorithm, cost, t) : undefined
       if (covered) {
         this.counters.local++
