@@ -10,7 +10,7 @@ const items = [
 ]
 const doubles = (...values: number[]): Buffer => {
   const buffer = Buffer.alloc(8 * values.length)
-  values.forEach((v, i) => buffer.writeDoubleLE(v, 8 * i))
+  for (let i = 0; i < values.length; i++) buffer.writeDoubleLE(values[i]!, 8 * i)
   return buffer
 }
 const admitted = doubles(49, 100)
