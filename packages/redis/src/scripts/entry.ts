@@ -72,6 +72,6 @@ for pass = 1, 2 do
 end
 if text then return table.concat(out, ',') end
 local sizes = {}
-for i = 1, #out do sizes[i] = #out[i] end
-return string.char(unpack(sizes)) .. table.concat(out)
+for i = 1, #out do sizes[i] = string.char(#out[i]) end
+return table.concat(sizes) .. table.concat(out)
 `

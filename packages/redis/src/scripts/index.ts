@@ -44,7 +44,8 @@ const functionOf = (algorithm: AlgorithmLua): string =>
 
 /**
  * Several keys (each its own algorithm) decided as one: every item is peeked, and only when all would pass
- * are they all consumed. Replies with one decision per item. All keys must be on one Cluster slot.
+ * are they all consumed. Replies with one decision per item, all in one string (see `wire.ts`). All keys must
+ * be on one Cluster slot.
  */
 export const CONSUME_ALL: Script = defineScript(
   'consume_all',
