@@ -37,7 +37,8 @@ export async function consumeInGroups(parts: {
   items: readonly ConsumeItem[]
   /** Indices into `items`, one array per group, in the order to consume them. */
   groups: readonly (readonly number[])[]
-  consumeGroup: (items: readonly ConsumeItem[]) => Awaitable<Decision[]>
+  /** Decide one group: its items, and their indices in `items`. */
+  consumeGroup: (items: readonly ConsumeItem[], indices: readonly number[]) => Awaitable<Decision[]>
   now: number | undefined
 }): Promise<Decision[]> {
   const { store, items, groups, consumeGroup, now } = parts
@@ -45,7 +46,10 @@ export async function consumeInGroups(parts: {
   const taken: number[] = []
   for (let g = 0; g < groups.length; g++) {
     const group = groups[g]!
-    const decided = await consumeGroup(group.map((i) => items[i]!))
+    const decided = await consumeGroup(
+      group.map((i) => items[i]!),
+      group,
+    )
     group.forEach((i, j) => {
       decisions[i] = decided[j]!
     })

@@ -1,5 +1,8 @@
-import type { Algorithm } from '@floodgate/core'
+import type { Algorithm, ConsumeItem } from '@floodgate/core'
 import type { RedisDecision } from './wire.js'
+
+/** The keys a block cache asked for with `blockCache: true` keeps. */
+const DEFAULT_MAX_KEYS = 10_000
 
 interface Entry {
   algorithm: Algorithm
@@ -76,6 +79,21 @@ export class BlockCache {
     this.entries.set(key, { algorithm, cost, until: sentAt + hold, injected, decision, at: sentAt })
   }
 
+  /** Remember each refusal among `decisions` of `items` (stored at `keys`), sent together at `sentAt`. */
+  addRefusals(
+    keys: readonly string[],
+    items: readonly ConsumeItem[],
+    decisions: readonly RedisDecision[],
+    sentAt: number,
+    injected: boolean,
+  ): void {
+    for (let i = 0; i < decisions.length; i++) {
+      const decision = decisions[i]!
+      if (!decision.allowed)
+        this.add(keys[i]!, items[i]!.algorithm, items[i]!.cost, decision, sentAt, injected)
+    }
+  }
+
   delete(key: string): void {
     this.entries.delete(key)
   }
@@ -83,4 +101,10 @@ export class BlockCache {
   clear(): void {
     this.entries.clear()
   }
+}
+
+/** The block cache a RedisStore's `blockCache` option asks for: none, one of the default size, or of `maxKeys`. */
+export function blockCacheOf(option: boolean | { maxKeys: number }): BlockCache | undefined {
+  if (option === false) return undefined
+  return new BlockCache(option === true ? DEFAULT_MAX_KEYS : option.maxKeys)
 }

@@ -7,10 +7,11 @@ import {
   type FailModeDecisions,
   failModeDecisions,
   failureReporter,
+  readSettled,
   type Settled,
   type StoreMetrics,
 } from '@floodgate/core/internal'
-import { BlockCache } from './block-cache.js'
+import { type BlockCache, blockCacheOf } from './block-cache.js'
 import {
   type FailMode,
   parseStoreOptions,
@@ -23,8 +24,6 @@ import { ScriptRunner } from './script-runner.js'
 import { StoreCalls, slotGroups } from './store-calls.js'
 import { storeMetricsOf } from './store-metrics-of.js'
 import { parseAllReply, parseReply, type RedisDecision } from './wire.js'
-
-const DEFAULT_BLOCK_CACHE_KEYS = 10_000
 
 /**
  * Rate-limit state in Redis, shared by every server: each algorithm is one Lua script, run with a single
@@ -82,9 +81,7 @@ export class RedisStore implements Store {
       metrics: this.metrics,
     })
     this.rkeys = new RedisKeys(this.prefix)
-    const cache = parsed.blockCache
-    this.blocks =
-      cache === false ? undefined : new BlockCache(cache === true ? DEFAULT_BLOCK_CACHE_KEYS : cache.maxKeys)
+    this.blocks = blockCacheOf(parsed.blockCache)
   }
 
   /** Whether decisions are failing fast right now because Redis recently failed. */
@@ -156,15 +153,14 @@ export class RedisStore implements Store {
     if (this.calls.isCluster) {
       const groups = slotGroups(keys)
       if (groups.length > 1) {
-        const keyOfItem = new Map(items.map((item, i) => [item, keys[i]!]))
         return consumeInGroups({
           store: this,
           items,
           groups,
-          consumeGroup: (group) =>
+          consumeGroup: (group, indices) =>
             this.consumeOneSlot(
               group,
-              group.map((item) => keyOfItem.get(item)!),
+              indices.map((i) => keys[i]!),
               now,
             ),
           now,
@@ -202,27 +198,12 @@ export class RedisStore implements Store {
     now: number | undefined,
     sentAt: number,
   ): Decision[] | Promise<Decision[]> {
-    let decisions: RedisDecision[] | CallFailure
-    if (settled instanceof CallFailure) decisions = settled
-    else {
-      try {
-        decisions = parseAllReply(settled, items)
-      } catch (error) {
-        decisions = new CallFailure(error, false, false)
-      }
-    }
+    const decisions = readSettled(settled, parseAllReply, items)
     if (decisions instanceof CallFailure) {
       this.report('consumeAll', decisions, items[0]!.key)
       return this.failing.decideAll(items, now)
     }
-    const blocks = this.blocks
-    if (blocks) {
-      for (let i = 0; i < decisions.length; i++) {
-        const decision = decisions[i]!
-        if (!decision.allowed)
-          blocks.add(keys[i]!, items[i]!.algorithm, items[i]!.cost, decision, sentAt, now !== undefined)
-      }
-    }
+    this.blocks?.addRefusals(keys, items, decisions, sentAt, now !== undefined)
     return decisions
   }
 
@@ -240,15 +221,7 @@ export class RedisStore implements Store {
     sentAt: number,
   ): Promise<RedisDecision> {
     return this.calls.one(operation, rkey, algorithm, cost, now).then((settled) => {
-      let decision: RedisDecision | CallFailure
-      if (settled instanceof CallFailure) decision = settled
-      else {
-        try {
-          decision = parseReply(settled, algorithm)
-        } catch (error) {
-          decision = new CallFailure(error, false, false)
-        }
-      }
+      const decision = readSettled(settled, parseReply, algorithm)
       if (!(decision instanceof CallFailure)) {
         if (!decision.allowed && operation === 'consume' && this.blocks) {
           this.blocks.add(rkey, algorithm, cost, decision, sentAt, now !== undefined)

@@ -19,11 +19,16 @@ const MAX_ADDRESS_LENGTH = 64
  * handler looks an address up in `seen` itself (a call there costs a hot path 2% of a decision) and calls
  * `parse` for one it has not seen, which answers `undefined` for what is not an address (never one shared key).
  */
-export function compileClientAddresses(parts: { allowList: AllowList | undefined; ipv6Subnet: number }): {
+export function compileClientAddresses(parts: {
+  allowList: AllowList | undefined
+  /** The `ipv6Subnet` option: the prefix an IPv6 client is keyed by, `false` for the whole address. */
+  ipv6Subnet: number | false
+}): {
   readonly seen: Map<string, ClientAddress>
   parse(raw: string | undefined): ClientAddress | undefined
 } {
-  const { allowList, ipv6Subnet } = parts
+  const { allowList } = parts
+  const ipv6Subnet = parts.ipv6Subnet === false ? 128 : parts.ipv6Subnet
   const seen = new Map<string, ClientAddress>()
   return {
     seen,

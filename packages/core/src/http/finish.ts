@@ -31,16 +31,20 @@ export type Finish<N> = (
   plan: PlanOfRequest | undefined,
 ) => Outcome | Promise<Outcome>
 
+const timerSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
 /** Compile how a limiter finishes a decided request. */
 export function compileFinish<N>(parts: {
   refuse: RefusalBuilder
   hooks: RefusalHooks<N>
   refunds: Refunds
-  sleep: (ms: number) => Promise<void>
+  /** How a shaped request waits its `delayMs` (the `sleep` option); a timer when not given. */
+  sleep: ((ms: number) => Promise<void>) | undefined
   clock: (() => number) | undefined
   dryRun: boolean
 }): Finish<N> {
-  const { refuse, hooks, refunds, sleep, clock, dryRun } = parts
+  const { refuse, hooks, refunds, clock, dryRun } = parts
+  const sleep = parts.sleep ?? timerSleep
   return function finish(
     raw: Decision | Decision[],
     set: PolicySet<N>,

@@ -3,7 +3,6 @@ import { MemoryStore } from '../stores/memory.js'
 import type { ConsumeItem, Decision, Store } from '../types.js'
 import { parseOptions } from '../validate.js'
 import { compileAllowList } from './allow-list.js'
-import { callAppFunction, FunctionFailure } from './app-functions.js'
 import { compileClientAddresses, keptLength } from './client-addresses.js'
 import { compileFailureAnswers } from './failure-answers.js'
 import { compileFinish } from './finish.js'
@@ -29,14 +28,13 @@ import { compileReport } from './report.js'
 import { gatherFacts, type RequestFacts } from './request-facts.js'
 import type { RequestInfo } from './request-info.js'
 import { compileRequestWarnings } from './request-warnings.js'
+import { compileSkip } from './skip.js'
 import { decideOnStore } from './store-decision.js'
 import { compileStoreTimeout } from './store-timeout.js'
 import { compileUsageReport } from './usage.js'
 import { compileWarnings } from './warnings.js'
 
 export type { RateLimitHandler }
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
  * Create the framework-neutral rate limiter an adapter wraps. Options are validated now: an invalid one
@@ -63,13 +61,10 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   const { needsRoute, byRoute } = sets
   const allowList = o.allowList.length > 0 ? compileAllowList(o.allowList) : undefined
   const userOf = o.user as ((req: N, info: RequestInfo<N>) => unknown) | undefined
-  const addresses = compileClientAddresses({
-    allowList,
-    ipv6Subnet: o.ipv6Subnet === false ? 128 : o.ipv6Subnet,
-  })
+  const addresses = compileClientAddresses({ allowList, ipv6Subnet: o.ipv6Subnet })
   const refuse = compileRefusal({ status: o.statusCode, format: o.format })
   const withTimeout = compileStoreTimeout(o.storeTimeout === false ? undefined : o.storeTimeout)
-  const sleep = (o.sleep as ((ms: number) => Promise<void>) | undefined) ?? defaultSleep
+  const sleep = o.sleep as ((ms: number) => Promise<void>) | undefined
   const { dryRun } = o
   const skip = o.skip as RateLimitOptions<N>['skip']
   const report = compileReport<N>(o.onError as RateLimitOptions<N>['onError'])
@@ -114,24 +109,6 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   // A request decided in this tick allocates no closure: every function on that path leaves its callbacks to
   // a function of their own (`...Later`), called only when something has to wait. A function that creates a
   // closure allocates a context for what it captures on every call, whichever way the call goes.
-
-  function decideRequest(info: RequestInfo<N>): Outcome | Promise<Outcome> {
-    if (skip === undefined) return decideSafely(info)
-    const skipped = callAppFunction('skip', skip, info)
-    if (skipped instanceof Promise) return skipLater(skipped, info)
-    return skips(skipped, info) ? SKIPPED : decideSafely(info)
-  }
-
-  function skipLater(skipped: Promise<unknown>, info: RequestInfo<N>): Promise<Outcome> {
-    return skipped.then((yes) => (skips(yes, info) ? SKIPPED : decideSafely(info)))
-  }
-
-  /** Whether `skip`'s answer skips the request. One that failed does not skip (the request is counted). */
-  function skips(value: unknown, info: RequestInfo<N>): boolean {
-    if (!(value instanceof FunctionFailure)) return value === true
-    report(value.error, info)
-    return false
-  }
 
   function decideSafely(info: RequestInfo<N>): Outcome | Promise<Outcome> {
     try {
@@ -249,6 +226,8 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   function linkLater(decided: Promise<Outcome>, previous: Outcome): Promise<Outcome> {
     return decided.then((result) => refunds.link(result, previous))
   }
+
+  const decideRequest = compileSkip<N>({ skip, report, next: decideSafely })
 
   return {
     store,

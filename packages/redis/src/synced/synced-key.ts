@@ -1,4 +1,5 @@
 import type { Algorithm } from '@floodgate/core'
+import { KeyFlight } from './key-flight.js'
 import { KeySlab, NUMBER } from './key-slab.js'
 import { WindowDeltas } from './window-deltas.js'
 import type { WindowKind } from './window-kinds.js'
@@ -9,7 +10,7 @@ import type { WindowKind } from './window-kinds.js'
  * - `known`: the key's state in Redis as last read, plus what this process admitted through Redis since.
  * - pending: units this process admitted locally and has not sent, those of the latest window on the key itself
  *   (`pendingStart`, `pendingUnits`: a decision adds to them), older ones in `pendingBefore`; `inflight`: the
- *   units of the sync in flight.
+ *   units of the sync in flight (`flight`, with what Redis admitted behind it).
  * - the view = known + inflight + pending: what local decisions run the algorithm on, at offset `at` of its
  *   algorithm's slab (`slab.data`).
  * - unacknowledged units (`unackedAt`): those admitted locally (less those given back) that no reply has
@@ -19,22 +20,15 @@ import type { WindowKind } from './window-kinds.js'
  * (`NUMBER`) and set again after every change here (`refresh`).
  */
 export class SyncedKey {
-  /** Where its view is in `slab.data`; its numbers (see `NUMBER`) follow it there, from `numbersAt`. */
+  /** Where its view is in `slab.data`; its numbers (see `NUMBER`) follow it there. */
   at: number
-  numbersAt: number
   readonly known: Float64Array
-  readonly pendingBefore = new WindowDeltas()
+  private readonly pendingBefore = new WindowDeltas()
   /** The window of the latest pending units (`pendingUnits`; NaN: none); older ones are in `pendingBefore`. */
-  pendingStart = Number.NaN
-  /** What a sync carries (reused: a key is in one sync at a time). */
-  private readonly outgoing = new WindowDeltas()
+  private pendingStart = Number.NaN
   private isRead = false
   private isQueued = false
-  private inflightDeltas: WindowDeltas | undefined
-  /** How many syncs have carried the key: the number of the one in flight, while one is. */
-  sends = 0
-  /** Units Redis admitted behind the sync in flight: not in what it reads back, so added to it when it lands. */
-  private readonly behindFlight = new WindowDeltas()
+  private readonly flight = new KeyFlight()
   /**
    * The budget: in the window starting at `budgetStart` (NaN: none), decided online or not (`budgetOnline`)
    * with allowances divided by `budgetShares`, at most `budgetCap` units admitted locally may be unacknowledged (the
@@ -43,8 +37,8 @@ export class SyncedKey {
    * changes what the allowance is computed from resets it.
    */
   private budgetCap = 0
-  budgetOnline = true
-  budgetShares = 0
+  private budgetOnline = true
+  private budgetShares = 0
   /** Its Redis Cluster slot, once asked for. */
   slot: number | undefined
   /** Whether it is about to be read on its own (a new key). */
@@ -63,7 +57,6 @@ export class SyncedKey {
   ) {
     this.known = new Float64Array(kind.stateSize)
     this.at = slab.allocate()
-    this.numbersAt = this.at + kind.stateSize
     this.budgetStart = Number.NaN
     this.refresh()
   }
@@ -79,7 +72,6 @@ export class SyncedKey {
     own.data.set(this.slab.data.subarray(this.at, this.at + own.width), at)
     this.slab = own
     this.at = at
-    this.numbersAt = at + own.stateSize
   }
 
   /**
@@ -103,14 +95,24 @@ export class SyncedKey {
 
   /** The units of the sync in flight, if one is. */
   get inflight(): WindowDeltas | undefined {
-    return this.inflightDeltas
+    return this.flight.units
+  }
+
+  /** How many syncs have carried the key: the number of the one in flight, while one is. */
+  get sends(): number {
+    return this.flight.sends
+  }
+
+  /** Where its numbers (see `NUMBER`) are in `slab.data`: right after its view. */
+  private get numbersAt(): number {
+    return this.at + this.slab.stateSize
   }
 
   get windowMs(): number {
     return this.algorithm.windowMs
   }
 
-  get budgetStart(): number {
+  private get budgetStart(): number {
     return this.slab.data[this.numbersAt + NUMBER.START]!
   }
 
@@ -130,17 +132,12 @@ export class SyncedKey {
   /** Units admitted locally in the window starting at `start` that no reply has acknowledged yet. */
   unackedAt(start: number): number {
     const pending = start === this.pendingStart ? this.pendingUnits : this.pendingBefore.at(start)
-    return pending + (this.inflightDeltas?.at(start) ?? 0)
-  }
-
-  /** What the budget still covers (see {@link budgetCap}). */
-  get budget(): number {
-    return this.budgetCap - this.unackedAt(this.budgetStart)
+    return pending + (this.flight.units?.at(start) ?? 0)
   }
 
   /**
    * Whether a request of `cost` at time `t`, decided `online` with allowances divided by `shares`, is covered by the
-   * budget.
+   * budget: what the budget's cap leaves of its window's unacknowledged units.
    */
   covers(cost: number, t: number, online: boolean, shares: number): boolean {
     const start = this.budgetStart
@@ -149,7 +146,7 @@ export class SyncedKey {
       t < start + this.windowMs &&
       online === this.budgetOnline &&
       shares === this.budgetShares &&
-      cost <= this.budget
+      cost <= this.budgetCap - this.unackedAt(start)
     )
   }
 
@@ -191,9 +188,7 @@ export class SyncedKey {
     this.budgetStart = Number.NaN
     this.refresh()
     this.kind.merge(this.known, 0, start, amount, this.windowMs)
-    if (behind !== undefined && this.inflightDeltas !== undefined && behind === this.sends) {
-      this.behindFlight.add(start, amount)
-    }
+    this.flight.admittedBehind(start, amount, behind)
   }
 
   /** Whether it has no units to send. */
@@ -213,23 +208,14 @@ export class SyncedKey {
     }
   }
 
-  private forEachPending(apply: (start: number, amount: number) => void): void {
-    this.pendingBefore.forEach(apply)
-    if (this.pendingUnits !== 0) apply(this.pendingStart, this.pendingUnits)
-  }
-
   /** A sync takes the pending units. */
   sent(): WindowDeltas {
-    const deltas = this.outgoing
-    deltas.clear()
+    const deltas = this.flight.start()
     deltas.addAll(this.pendingBefore)
     deltas.add(this.pendingStart, this.pendingUnits)
     this.pendingBefore.clear()
     this.pendingStart = Number.NaN
     this.pendingUnits = 0
-    this.inflightDeltas = deltas
-    this.sends++
-    this.behindFlight.clear()
     this.refresh()
     return deltas
   }
@@ -237,30 +223,29 @@ export class SyncedKey {
   /** The sync in flight read the key's state back (`known` holds it now): it now knows what Redis holds. */
   synced(): void {
     this.budgetStart = Number.NaN
-    this.inflightDeltas = undefined
     this.isRead = true
-    this.behindFlight.forEach((start, amount) => {
+    // What Redis admitted behind the sync is not in what it read.
+    this.flight.end((start, amount) => {
       this.kind.merge(this.known, 0, start, amount, this.windowMs)
     })
-    this.behindFlight.clear()
     this.rebuildView()
     this.refresh()
   }
 
   /** The sync in flight landed on a key forgotten meanwhile: its units are in Redis; what it read is not used. */
   landedForgotten(): void {
-    this.inflightDeltas = undefined
-    this.behindFlight.clear()
+    this.flight.end()
     this.refresh()
   }
 
   /** The sync in flight failed: its units are pending again. */
   unsent(): void {
-    this.inflightDeltas?.forEach((start, amount) => {
+    const units = this.flight.units
+    // What Redis admitted behind it is in `known` already, and no read replaces it.
+    this.flight.end()
+    units?.forEach((start, amount) => {
       this.addPending(start, amount)
     })
-    this.inflightDeltas = undefined
-    this.behindFlight.clear() // `known` has them already, and no read replaces it
     this.refresh()
   }
 
@@ -283,7 +268,7 @@ export class SyncedKey {
       !Number.isNaN(start)
     ) {
       if (Number.isNaN(this.pendingStart) || start > this.pendingStart) this.addPending(start, 0)
-      if (start === this.pendingStart) cap = this.budgetCap - (this.inflightDeltas?.at(start) ?? 0)
+      if (start === this.pendingStart) cap = this.budgetCap - (this.flight.units?.at(start) ?? 0)
     }
     this.slab.data[this.numbersAt + NUMBER.CAP] = cap
   }
@@ -292,8 +277,8 @@ export class SyncedKey {
     const { kind, at } = this
     const view = this.slab.data
     view.set(this.known, at)
-    this.forEachPending((start, amount) => {
-      kind.merge(view, at, start, amount, this.windowMs)
-    })
+    const merge = (start: number, amount: number) => kind.merge(view, at, start, amount, this.windowMs)
+    this.pendingBefore.forEach(merge)
+    if (this.pendingUnits !== 0) merge(this.pendingStart, this.pendingUnits)
   }
 }
