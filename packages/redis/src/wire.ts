@@ -56,8 +56,6 @@ export { PARAM_SLOTS }
 export interface ScriptParams {
   /** The kind's position in {@link KINDS}, from 1. */
   readonly kindIndex: number
-  /** The parameters (the numbers the TypeScript computes with). */
-  readonly values: readonly number[]
   /** The parameters as text: `String(n)` is the shortest text that parses back to the same double. */
   readonly texts: readonly string[]
   /** Grace then the parameters, as little-endian doubles: the tail of a one-key script's binary argument. */
@@ -82,7 +80,7 @@ export function scriptParams(algorithm: Algorithm, grace: number): ScriptParams 
   const item = Buffer.alloc(ITEM_BYTES)
   item.writeDoubleLE(kindIndex, 0)
   for (let i = 0; i < values.length; i++) item.writeDoubleLE(values[i]!, 16 + 8 * i)
-  return { kindIndex, values, texts: values.map(String), tail, item }
+  return { kindIndex, texts: values.map(String), tail, item }
 }
 
 const number = (n: number): string => (n === 1 ? '1' : String(n))

@@ -347,7 +347,7 @@ describe('SyncedStore: allowances and exactness near the limit', () => {
 })
 
 describe('SyncedStore: Redis unreachable from the start', () => {
-  it("offline: 'share' admits this process's share of the limit, 'limit' the whole limit by itself; never waits long", async () => {
+  it("offline: 'share' admits this process's share of the limit, 'limit' the whole limit by itself; every decision made locally, offline", async () => {
     const port = await freePort() // nothing listens there
     const down = new Redis({
       host: '127.0.0.1',

@@ -39,7 +39,7 @@ export function compileClientAddresses(parts: {
       // A copy of its own: an IPv4 key is the request's own string, which can be a view of a whole
       // X-Forwarded-For header; kept in `seen`, it would keep that header alive.
       const address = { ip: allowed ? undefined : ownCopy(ipKey(parsed, ipv6Subnet)), allowed }
-      if (typeof raw === 'string' && raw.length <= MAX_ADDRESS_LENGTH) {
+      if (typeof raw === 'string' && keptLength(raw)) {
         if (seen.size >= KEPT_KEYS) seen.clear()
         seen.set(ownCopy(raw), address)
       }

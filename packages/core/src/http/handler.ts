@@ -100,7 +100,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
         answers,
         withTimeout,
         dryRun,
-        consume: (info, set, facts, plan) => consume(info, set, facts, plan),
+        consume,
       })
     : undefined
 

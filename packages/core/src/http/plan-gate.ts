@@ -6,6 +6,7 @@ import type { Outcome } from './outcome.js'
 import { NoPlan, type PlanLookupNeeded, type PlanOfRequest } from './plans.js'
 import { itemsOf } from './policy-items.js'
 import type { PlanGateSet, PolicySet, PolicySets } from './policy-sets.js'
+import { refundItems } from './refunds.js'
 import { gatherFacts, type RequestFacts } from './request-facts.js'
 import type { RequestInfo } from './request-info.js'
 import { decideOnStore } from './store-decision.js'
@@ -65,7 +66,7 @@ export interface PlanGateParts<N> {
  * Compile the gate. Every plan's set is the base set's policies followed by the plan's `rate` (and `quota`),
  * which key by the caller and cost the top-level `cost`: the functions of the app's they call are the same for
  * every plan, so the facts gathered with one plan's set, before the plan is known, serve whichever plan the key
- * turns out to have, and the gate's items are that set's items at the gate's indices.
+ * turns out to have, and the gate's items are built from its policies as they stand in the first plan's set.
  */
 export function compilePlanGate<N>(parts: PlanGateParts<N>): PlanGate<N> {
   const { store, sets, anyPlan, user, report, clock, finish, answers, withTimeout, dryRun } = parts
@@ -73,14 +74,6 @@ export function compilePlanGate<N>(parts: PlanGateParts<N>): PlanGate<N> {
   function factsOf(info: RequestInfo<N>, ip: string | undefined, set: PolicySet<N>) {
     const route = set.needsRoute ? routeText(info.route) : '*'
     return gatherFacts(set, set.needsUser ? user : undefined, info, ip, route, undefined, report)
-  }
-
-  /** The items of `indices` of `set`'s policies, from `facts`; undefined without a client address. */
-  function itemsAt(set: PolicySet<N>, indices: readonly number[], facts: RequestFacts<N>) {
-    return itemsOf(
-      indices.map((i) => set.policies[i]!),
-      facts,
-    )
   }
 
   /**
@@ -98,13 +91,8 @@ export function compilePlanGate<N>(parts: PlanGateParts<N>): PlanGate<N> {
   }
 
   /** Decide the gate's items; a store that fails answers by the fail mode ('open': nothing counted). */
-  async function pass(
-    gate: PlanGateSet<N>,
-    full: PolicySet<N>,
-    facts: RequestFacts<N>,
-    info: RequestInfo<N>,
-  ) {
-    const items = itemsAt(full, gate.indices, facts)
+  async function pass(gate: PlanGateSet<N>, facts: RequestFacts<N>, info: RequestInfo<N>) {
+    const items = itemsOf(gate.policies, facts)
     if (items === undefined) return answers.noAddress(info)
     if (items.length === 0) return { items, decisions: [], spent: false }
     let decided: Decision | Decision[]
@@ -129,17 +117,7 @@ export function compilePlanGate<N>(parts: PlanGateParts<N>): PlanGate<N> {
   /** Give back what the gate spent; a refund that fails is reported, never thrown. */
   async function giveBack(gated: { items: ConsumeItem[]; spent: boolean }, info: RequestInfo<N>) {
     if (!gated.spent) return
-    const now = clock?.()
-    await Promise.all(
-      gated.items.map(async (item) => {
-        if (item.cost === 0) return
-        try {
-          await store.refund(item.algorithm, item.key, item.cost, now)
-        } catch (error) {
-          report(error, info)
-        }
-      }),
-    )
+    await refundItems({ store, items: gated.items, now: clock?.(), report: (error) => report(error, info) })
   }
 
   async function lookUpWith(
@@ -151,7 +129,7 @@ export function compilePlanGate<N>(parts: PlanGateParts<N>): PlanGate<N> {
     const full = sets.get(anyPlan, routeKey)
     const gate = sets.gate(routeKey)
     const facts = await factsOf(info, ip, full)
-    const gated = await pass(gate, full, facts, info)
+    const gated = await pass(gate, facts, info)
     if (!('spent' in gated)) return gated // refused, a failing store in 'closed' mode, or no address
     const resolution = await needed.lookUp()
     if (resolution instanceof NoPlan) return answerOf(gated, gate, info, resolution) // counted by the gate
@@ -163,32 +141,24 @@ export function compilePlanGate<N>(parts: PlanGateParts<N>): PlanGate<N> {
     return parts.consume(info, sets.get(plan.plan, routeKey), planFacts, plan)
   }
 
-  function chargeWith(
+  async function chargeWith(
     info: RequestInfo<N>,
+    ip: string | undefined,
     gate: PlanGateSet<N>,
-    full: PolicySet<N>,
-    facts: RequestFacts<N>,
+    routeKey: string | undefined,
     noPlan: NoPlan,
-  ): Awaitable<Outcome> {
-    return pass(gate, full, facts, info).then((gated) =>
-      'spent' in gated ? answerOf(gated, gate, info, noPlan) : gated,
-    )
+  ): Promise<Outcome> {
+    const full = sets.get(anyPlan, routeKey)
+    const gated = await pass(gate, await factsOf(info, ip, full), info)
+    return 'spent' in gated ? answerOf(gated, gate, info, noPlan) : gated
   }
 
   return {
     charge(info, ip, routeKey, noPlan) {
       const gate = sets.gate(routeKey)
-      if (gate.indices.length === 0) return noPlan.answer
-      const full = sets.get(anyPlan, routeKey)
-      const facts = factsOf(info, ip, full)
-      return facts instanceof Promise
-        ? facts.then((f) => chargeWith(info, gate, full, f, noPlan))
-        : chargeWith(info, gate, full, facts, noPlan)
+      return gate.policies.length === 0 ? noPlan.answer : chargeWith(info, ip, gate, routeKey, noPlan)
     },
-    lookUp(info, ip, routeKey, needed) {
-      return lookUpWith(info, ip, routeKey, needed).catch((error: unknown) =>
-        answers.storeFailed(error, info),
-      )
-    },
+    // A lookup that throws is answered by the handler, as any decision that throws (`storeFailed`).
+    lookUp: lookUpWith,
   }
 }

@@ -2,7 +2,13 @@ import type { Algorithm } from '../types.js'
 import { compileHeaders, type HeaderWriter, headerModes } from './headers.js'
 import type { ParsedRateLimitOptions } from './options/schema.js'
 import type { PlanOptions, RouteTierOptions } from './options/types.js'
-import { type CompiledPolicies, type CostFunction, compilePolicies, type PolicyDef } from './policies.js'
+import {
+  type CompiledPolicies,
+  type CostFunction,
+  compilePolicies,
+  type Policy,
+  type PolicyDef,
+} from './policies.js'
 import { basePolicyDefs, planPolicyDefs, routeTierAlgorithm } from './policy-defs.js'
 
 /** A set of policies decided together for a request, with its header writer. */
@@ -19,8 +25,11 @@ export interface PolicySet<N = any> extends CompiledPolicies<N> {
  */
 export interface PlanGateSet<N> {
   readonly set: PolicySet<N>
-  /** Where each of its policies stands in every plan's set (whose base policies come first, in order). */
-  readonly indices: readonly number[]
+  /**
+   * Its policies as they stand in the first plan's set (every plan's set begins with the base policies, in
+   * order): a request's items for the gate are built from these, with the facts gathered for that set.
+   */
+  readonly policies: readonly Policy<N>[]
 }
 
 /** Which set of policies decides a request: by its plan and by its route's tier. */
@@ -83,7 +92,11 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
       const base = sets.get(`\n${routeKey ?? ''}`)!
       const indices = base.policies.flatMap((p, i) => (p.breadth <= 1 ? [i] : []))
       const defs = basePolicyDefs<N>(o, routeOf(routeKey)).filter((_, i) => indices.includes(i))
-      gates.set(routeKey ?? '', { set: compileSet(defs), indices })
+      const firstPlan = sets.get(`${Object.keys(plans)[0]}\n${routeKey ?? ''}`)!
+      gates.set(routeKey ?? '', {
+        set: compileSet(defs),
+        policies: indices.map((i) => firstPlan.policies[i]!),
+      })
     }
   }
   const all = [...sets.values()]

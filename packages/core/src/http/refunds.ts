@@ -16,6 +16,30 @@ export interface Refunds extends Releaser {
 }
 
 /**
+ * Give back what `items` spent (those of cost 0 spent nothing), at `now`. A refund that throws or rejects goes
+ * to `report`, never further; the promise settles, never rejects, once every refund has.
+ */
+export function refundItems(parts: {
+  store: Store
+  items: readonly ConsumeItem[]
+  now: number | undefined
+  report: (error: unknown) => void
+}): Promise<void> {
+  const { store, items, now, report } = parts
+  const pending: Promise<unknown>[] = []
+  for (const item of items) {
+    if (item.cost === 0) continue
+    try {
+      const done = store.refund(item.algorithm, item.key, item.cost, now)
+      if (done instanceof Promise) pending.push(done.catch(report))
+    } catch (error) {
+      report(error)
+    }
+  }
+  return Promise.all(pending).then(() => undefined)
+}
+
+/**
  * Compile the refunds of one limiter. `report` receives what a store's refund threw or rejected with; a
  * refund never fails the request.
  */
@@ -28,18 +52,6 @@ export function compileRefunds(parts: {
 }): Refunds {
   const { store, clock, skipFailedRequests, skipSuccessfulRequests, report } = parts
 
-  function refundItems(items: readonly ConsumeItem[]): void {
-    const now = clock?.()
-    for (const item of items) {
-      try {
-        const done = store.refund(item.algorithm, item.key, item.cost, now)
-        if (done instanceof Promise) done.catch(report)
-      } catch (error) {
-        report(error)
-      }
-    }
-  }
-
   const self: Refunds = {
     onResponse: skipFailedRequests || skipSuccessfulRequests,
     release(first) {
@@ -51,7 +63,7 @@ export function compileRefunds(parts: {
           return
         }
         o.items = undefined
-        refundItems(items)
+        void refundItems({ store, items, now: clock?.(), report })
       }
     },
     link(result, previous) {
@@ -65,7 +77,8 @@ export function compileRefunds(parts: {
       if (items === undefined || outcome.owner !== self) return
       outcome.items = undefined
       const failed = status === 0 || status >= 400
-      if (failed ? skipFailedRequests : skipSuccessfulRequests) refundItems(items)
+      if (failed ? skipFailedRequests : skipSuccessfulRequests)
+        void refundItems({ store, items, now: clock?.(), report })
     },
   }
   return self

@@ -44,8 +44,8 @@ function monotonicMs(): () => number {
   return () => performance.now()
 }
 
-/** Record the ms since `startedAt` in seconds; a failing sink must not fail a decision. */
-function observe(histogram: BoundHistogram, clock: () => number, startedAt: number): void {
+/** Record the ms since `startedAt` (on `clock`) in seconds; a failing sink must not fail a decision. */
+export function observe(histogram: BoundHistogram, clock: () => number, startedAt: number): void {
   try {
     histogram.record((clock() - startedAt) / 1000)
   } catch {

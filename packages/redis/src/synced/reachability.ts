@@ -1,4 +1,4 @@
-import { type CallFailure, Circuit } from '@floodgate/core/internal'
+import { type CallFailure, Circuit, failureReporter, type StoreMetrics } from '@floodgate/core/internal'
 import type { ScriptRunner } from '../script-runner.js'
 import type { RedisStore } from '../store.js'
 import type { ParsedSyncedOptions } from './options.js'
@@ -10,19 +10,25 @@ const ONLINE_CHECK_EVERY = 64
 
 /**
  * Whether a SyncedStore may call Redis: the circuit over its client, asked once every 64 decisions and after
- * every failure. A failed call trips the circuit (on an outage) and is reported to `onError`.
+ * every failure. A failed call trips the circuit (on an outage), is counted in `metrics` (the wrapped
+ * RedisStore's, when it has them) and is reported to `onError`, as the RedisStore reports its own.
  */
 export class Reachability {
+  private readonly store: RedisStore
   private readonly circuit: Circuit
+  private readonly report: (failure: CallFailure, event: { keys: number; timedOut: boolean }) => void
   private onlineNow = true
   private checks = 0
 
-  constructor(
-    runner: ScriptRunner,
-    private readonly store: RedisStore,
-    private readonly onError: ParsedSyncedOptions['onError'],
-  ) {
-    this.circuit = new Circuit(runner, RETRY_AFTER_FAILURE_MS)
+  constructor(parts: {
+    runner: ScriptRunner
+    store: RedisStore
+    metrics: StoreMetrics | undefined
+    onError: ParsedSyncedOptions['onError']
+  }) {
+    this.store = parts.store
+    this.circuit = new Circuit(parts.runner, RETRY_AFTER_FAILURE_MS)
+    this.report = failureReporter({ circuit: this.circuit, metrics: parts.metrics, onError: parts.onError })
   }
 
   /** Whether Redis may be called now. */
@@ -35,14 +41,7 @@ export class Reachability {
 
   /** A call carrying `keys` keys failed. */
   failed(failure: CallFailure, keys: number): void {
-    if (failure.outage) this.circuit.trip()
     this.checks = 0
-    if (!this.onError) return
-    const error = failure.error instanceof Error ? failure.error : new Error(String(failure.error))
-    try {
-      this.onError(error, { keys, timedOut: failure.timedOut })
-    } catch {
-      // onError must not throw; a throwing hook must not break the sync loop.
-    }
+    this.report(failure, { keys, timedOut: failure.timedOut })
   }
 }

@@ -61,13 +61,13 @@ export class SyncedStore implements Store {
     const local = (o.clock as (() => number) | undefined) ?? cachedClock()
     this.serverClock = serverClock(local)
     const runner = new ScriptRunner(this.store.client, this.store.timeoutMs)
-    this.reach = new Reachability(runner, this.store, o.onError)
     this.fleet = fleetOf(this.store.prefix, o.processes, this.syncEveryMs)
     // Decisions on a slab alone read the shares from the slab: they are pushed there as they change.
     this.keys.setShares(this.fleet.shares)
     this.fleet.onShares = (shares) => this.keys.setShares(shares)
     // Syncs are reported through the wrapped RedisStore's metrics, when it has them.
     const metrics = storeMetricsOf.get(this.store)
+    this.reach = new Reachability({ runner, store: this.store, metrics, onError: o.onError })
     this.loop = new SyncLoop({
       runner,
       syncEveryMs: this.syncEveryMs,
@@ -78,10 +78,7 @@ export class SyncedStore implements Store {
       fleet: this.fleet,
       online: () => this.reach.online(),
       timing: metrics?.histogramOf('sync'),
-      failed: (failure, keys) => {
-        metrics?.failed(failure)
-        this.reach.failed(failure, keys)
-      },
+      failed: (failure, keys) => this.reach.failed(failure, keys),
       stats: this.counters,
     })
     this.decider = new LocalDecider({

@@ -1,4 +1,8 @@
 import type { BoundHistogram } from '../../metrics/sink.js'
+import { observe } from '../../metrics/store-metrics.js'
+
+/** The clock deadlines are set and calls timed on. */
+const monotonic = (): number => performance.now()
 /** How a bounded call to a backend failed: an error (or an error reply), or its deadline. */
 export class CallFailure {
   constructor(
@@ -72,7 +76,7 @@ export class Deadlines {
   start(resolve: (settled: Settled) => void, timing?: BoundHistogram): Pending {
     const pending: Pending = {
       done: false,
-      deadline: performance.now() + this.ms,
+      deadline: monotonic() + this.ms,
       timing,
       resolve,
       previous: this.last,
@@ -88,11 +92,7 @@ export class Deadlines {
 
   /** Record how long `pending` took, from its start (its deadline less the timeout) to now. */
   record(pending: Pending): void {
-    try {
-      pending.timing!.record((performance.now() - (pending.deadline - this.ms)) / 1000)
-    } catch {
-      // ignored: a sink's failure is not the request's
-    }
+    observe(pending.timing!, monotonic, pending.deadline - this.ms)
   }
 
   /** Take a settled call out of the list. */
@@ -115,7 +115,7 @@ export class Deadlines {
 
   private readonly expire = (): void => {
     this.timer = undefined
-    const now = performance.now()
+    const now = monotonic()
     let oldest = this.first
     while (oldest !== undefined && oldest.deadline <= now) {
       settle(oldest, this.timedOut())
