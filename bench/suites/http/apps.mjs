@@ -29,7 +29,12 @@ export const FRAMEWORKS = {
   },
 }
 
-/** Limiters: `floodgate` or `peer`; `store`: `memory` or `redis`. */
+/**
+ * Limiters: `floodgate` or `peer`; `store`: `memory` or `redis`. The instruction counts also take
+ * `passthrough`: a middleware (a Fastify `onRequest` hook) that only goes on, what the framework charges for
+ * any middleware; `passthrough-ip`, which also reads the client address the way the limiters do; and (on
+ * Express) `passthrough-later`, which also goes on in a microtask, as Floodgate's adapter does.
+ */
 export const LIMITERS = ['none', 'floodgate', 'peer']
 
 /** How each configuration is written, for the results. */
@@ -72,7 +77,8 @@ async function redisClient(options) {
 }
 
 /**
- * Build and start one server on 127.0.0.1 (an ephemeral port). `limit` per 60 s per client address.
+ * Build and start one server on 127.0.0.1 (an ephemeral port). FLOODGATE_EXPRESS=<path to an index.js> serves
+ * Express with another build of @floodgate/express (the before of a change, in the instruction counts). `limit` per 60 s per client address.
  * `floodgateOptions` is merged into Floodgate's options, for instruction counts that take one piece of its
  * work away (`{ "headers": false }`: no rate-limit headers); the timed suite never sets it.
  * Resolves with `{ port, close() }`.
@@ -101,7 +107,7 @@ export async function startServer({
     const { default: express } = await import('express')
     const app = express()
     if (limiter === 'floodgate') {
-      const { rateLimit } = await import('@floodgate/express')
+      const { rateLimit } = await import(process.env.FLOODGATE_EXPRESS ?? '@floodgate/express')
       app.use(rateLimit(await floodgateOptions(store, limit, prefix, redis, metrics, extra)))
     } else if (limiter === 'peer') {
       const { rateLimit } = await import('express-rate-limit')
@@ -112,6 +118,18 @@ export async function startServer({
         options.store = new RedisStore({ sendCommand: (...command) => c.call(...command), prefix })
       }
       app.use(rateLimit(options))
+    } else if (limiter === 'passthrough') {
+      app.use((_req, _res, next) => next())
+    } else if (limiter === 'passthrough-ip') {
+      app.use((req, _res, next) => {
+        if (req.ip === '') throw new Error('no address')
+        next()
+      })
+    } else if (limiter === 'passthrough-later') {
+      app.use((req, _res, next) => {
+        if (req.ip === '') throw new Error('no address')
+        queueMicrotask(() => next())
+      })
     }
     app.get('/', (_req, res) => {
       res.send(HELLO)
@@ -132,6 +150,13 @@ export async function startServer({
       const options = { max: limit, timeWindow: windowMs }
       if (store === 'redis') Object.assign(options, { redis: await redis(), nameSpace: prefix })
       await app.register(fastifyRateLimit, options)
+    } else if (limiter === 'passthrough') {
+      app.addHook('onRequest', (_request, _reply, done) => done())
+    } else if (limiter === 'passthrough-ip') {
+      app.addHook('onRequest', (request, _reply, done) => {
+        if (request.ip === '') throw new Error('no address')
+        done()
+      })
     }
     app.get('/', async () => HELLO)
     await app.listen({ port: 0, host: '127.0.0.1' })
@@ -156,6 +181,13 @@ export async function startServer({
             })
           : ratelimit({ driver: 'memory', db: new Map(), duration: windowMs, max: limit }),
       )
+    } else if (limiter === 'passthrough') {
+      app.use((_ctx, next) => next())
+    } else if (limiter === 'passthrough-ip') {
+      app.use((ctx, next) => {
+        if (ctx.ip === '') throw new Error('no address')
+        return next()
+      })
     }
     app.use((ctx) => {
       ctx.body = HELLO

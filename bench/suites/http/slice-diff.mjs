@@ -1,0 +1,97 @@
+// Where the CPU instructions of one HTTP configuration go that another's do not: both run under valgrind's
+// callgrind in the suite's request loop (request-loop.mjs: server and client in one process, 5,000 requests of
+// warm-up, then 8,000 counted in slices of 2,000, each slice dumped by a mark), the slices after the warm-up
+// summed per function, and the two compared per request:
+//
+//   node bench/suites/http/slice-diff.mjs '<spec A json>' '<spec B json>' [rows]
+//
+// A spec is what request-loop.mjs takes (framework, limiter, store, limit, floodgateOptions). Garbage collection
+// (V8's marking, sweeping, scavenging and evacuation) is summed apart, as that is where a larger live heap shows:
+// every full collection marks the whole heap. JIT-compiled JavaScript has no symbols under valgrind (it shows as
+// addresses), so what a change costs in JavaScript is read from the totals; what it costs in V8 and Node by name.
+// FLOODGATE_EXPRESS=<path to an index.js> serves Express with another build of @floodgate/express (both specs).
+//
+// Takes about 3 minutes per spec; the two run one after the other.
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { hasValgrind } from '../../lib/instructions.mjs'
+
+const COUNTED = 8_000
+const SLICE = 2_000
+/** V8's garbage collector, by the names of its functions. */
+const GC =
+  /v8::internal::(Mark|Sweep|Scaveng|Evacuat|Remembered|LiveObject|BodyDescriptor|MarkingBarrier|HeapObject::SizeFromMap|ConcurrentMarking|IncrementalMarking|Heap::|MinorMarkCompact|Page::)/
+
+/** Instructions per counted request of each function, for `spec`. */
+function profile(spec) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fg-slices-'))
+  const script = fileURLToPath(new URL('request-loop.mjs', import.meta.url))
+  try {
+    execFileSync(
+      'valgrind',
+      [
+        '--tool=callgrind',
+        '--dump-before=uv_os_getpriority',
+        `--callgrind-out-file=${path.join(dir, 'cg.out')}`,
+        process.execPath,
+        '--single-threaded',
+        '--predictable-gc-schedule',
+        '--hash-seed=1',
+        '--random-seed=1',
+        script,
+        JSON.stringify(spec),
+        String(COUNTED),
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, REQUEST_LOOP_MARKS: String(SLICE) } },
+    )
+    // Dump 1 is everything up to the end of the warm-up; the counted slices follow it.
+    const slices = readdirSync(dir)
+      .filter((f) => /^cg\.out\.\d+$/.test(f) && Number(f.split('.').pop()) >= 2)
+      .slice(0, COUNTED / SLICE)
+    if (slices.length !== COUNTED / SLICE)
+      throw new Error(`expected ${COUNTED / SLICE} slices, got ${slices.length}`)
+    const perFunction = new Map()
+    for (const slice of slices) {
+      const text = execFileSync('callgrind_annotate', ['--threshold=100', path.join(dir, slice)], {
+        encoding: 'utf8',
+        maxBuffer: 256 * 1024 * 1024,
+      })
+      for (const line of text.split('\n')) {
+        const m = /^\s*([\d,]+) \([^)]*\)\s+(.*)$/.exec(line)
+        if (!m) continue
+        const name = m[2]
+        perFunction.set(name, (perFunction.get(name) ?? 0) + Number(m[1].replaceAll(',', '')) / COUNTED)
+      }
+    }
+    return perFunction
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const gcOf = (p) => [...p].filter(([name]) => GC.test(name)).reduce((sum, [, n]) => sum + n, 0)
+const fmt = (n) => Math.round(n).toLocaleString('en')
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (!hasValgrind()) throw new Error('valgrind is not installed: apt-get install -y valgrind')
+  const [a, b, rows = '15'] = process.argv.slice(2)
+  if (!a || !b) throw new Error("usage: slice-diff.mjs '<spec A json>' '<spec B json>' [rows]")
+  const pa = profile(JSON.parse(a))
+  const pb = profile(JSON.parse(b))
+  const total = (p) => p.get('PROGRAM TOTALS') ?? 0
+  console.log(`A ${a}: ${fmt(total(pa))} instructions per request, garbage collection ${fmt(gcOf(pa))}`)
+  console.log(`B ${b}: ${fmt(total(pb))} instructions per request, garbage collection ${fmt(gcOf(pb))}`)
+  console.log(`B - A: ${fmt(total(pb) - total(pa))}, of which garbage collection ${fmt(gcOf(pb) - gcOf(pa))}`)
+  const names = new Set([...pa.keys(), ...pb.keys()])
+  names.delete('PROGRAM TOTALS')
+  const diffs = [...names]
+    .filter((name) => !/^\S*(main|\(below main\)|node::|0x000000000001ab70|\.\/csu)/.test(name))
+    .map((name) => [name, (pb.get(name) ?? 0) - (pa.get(name) ?? 0)])
+    .sort((x, y) => y[1] - x[1])
+  console.log(`\nfunctions (self), B - A per request:`)
+  for (const [name, d] of diffs.slice(0, Number(rows)))
+    console.log(`${fmt(d).padStart(9)}  ${name.slice(0, 140)}`)
+}
