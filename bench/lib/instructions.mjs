@@ -13,6 +13,19 @@ export function hasValgrind() {
   }
 }
 
+/**
+ * The flags of a node process counted under valgrind: one thread, and collections and seeds that do not vary from
+ * run to run. Fixed seeds: V8 picks its string hash seed at random in each process, and where keys collide in a Map
+ * decides how many keys a lookup compares; with a seed of its own each count would move by a hundred
+ * instructions or more from run to run.
+ */
+export const COUNTED_NODE_FLAGS = [
+  '--single-threaded',
+  '--predictable-gc-schedule',
+  '--hash-seed=1',
+  '--random-seed=1',
+]
+
 function instructions(script, args) {
   const out = path.join(
     os.tmpdir(),
@@ -25,13 +38,7 @@ function instructions(script, args) {
         '--tool=callgrind',
         `--callgrind-out-file=${out}`,
         process.execPath,
-        '--single-threaded',
-        '--predictable-gc-schedule',
-        // Fixed seeds: V8 picks its string hash seed at random in each process, and where keys collide in a Map
-        // decides how many keys a lookup compares; with a seed of its own each count would move by a hundred
-        // instructions or more from run to run.
-        '--hash-seed=1',
-        '--random-seed=1',
+        ...COUNTED_NODE_FLAGS,
         script,
         ...args,
       ],

@@ -17,7 +17,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { hasValgrind } from '../../lib/instructions.mjs'
+import { COUNTED_NODE_FLAGS, hasValgrind } from '../../lib/instructions.mjs'
 
 const COUNTED = 8_000
 const SLICE = 2_000
@@ -37,10 +37,7 @@ function profile(spec) {
         '--dump-before=uv_os_getpriority',
         `--callgrind-out-file=${path.join(dir, 'cg.out')}`,
         process.execPath,
-        '--single-threaded',
-        '--predictable-gc-schedule',
-        '--hash-seed=1',
-        '--random-seed=1',
+        ...COUNTED_NODE_FLAGS,
         script,
         JSON.stringify(spec),
         String(COUNTED),
