@@ -17,7 +17,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { COUNTED_NODE_FLAGS, hasValgrind } from '../../lib/instructions.mjs'
+import { COUNTED_NODE_FLAGS, hasValgrind, runCounted } from '../../lib/instructions.mjs'
 
 const COUNTED = 8_000
 const SLICE = 2_000
@@ -30,8 +30,7 @@ function profile(spec) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fg-slices-'))
   const script = fileURLToPath(new URL('request-loop.mjs', import.meta.url))
   try {
-    execFileSync(
-      'valgrind',
+    runCounted(
       [
         '--tool=callgrind',
         '--dump-before=uv_os_getpriority',
@@ -42,7 +41,7 @@ function profile(spec) {
         JSON.stringify(spec),
         String(COUNTED),
       ],
-      { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, REQUEST_LOOP_MARKS: String(SLICE) } },
+      { env: { ...process.env, REQUEST_LOOP_MARKS: String(SLICE) } },
     )
     // Dump 1 is everything up to the end of the warm-up; the counted slices follow it.
     const slices = readdirSync(dir)
