@@ -29,28 +29,31 @@ describe('RedisStore.consumeAll on many items', () => {
     '%s: 10,000 items on one slot are all decided by the script',
     async (_, name, text) => {
       const opened = await sharedTestClient(name)
-      const errors: unknown[] = []
-      const store = new RedisStore({
-        client: text ? narrow(opened.client as Redis) : opened.client,
-        prefix: `${shared.prefix}:${name}:${text}`,
-        failMode: 'closed',
-        timeoutMs: 10_000,
-        onError: (error) => errors.push(error),
-      })
-      const items = Array.from({ length: ITEMS }, (_, i) => ({ algorithm, key: `{one}:${i}`, cost: 1 }))
-      const first = await store.consumeAll(items)
-      expect(errors).toEqual([])
-      expect(first).toHaveLength(ITEMS)
-      expect(first.every((d) => d.allowed && (d as { source?: string }).source === 'redis')).toBe(true)
-      expect(first.every((d) => d.remaining === 1)).toBe(true)
-      // One more item that refuses: nothing is consumed, and every item is answered, one decision each.
-      const last = { algorithm: fixedWindow({ limit: 1, window: '1m' }), key: '{one}:last', cost: 2 }
-      const refused = await store.consumeAll([...items, last])
-      expect(errors).toEqual([])
-      expect(refused).toHaveLength(ITEMS + 1)
-      expect(refused[ITEMS]!.allowed).toBe(false)
-      expect(refused.slice(0, ITEMS).every((d) => d.remaining === 1)).toBe(true)
-      await opened.close()
+      try {
+        const errors: unknown[] = []
+        const store = new RedisStore({
+          client: text ? narrow(opened.client as Redis) : opened.client,
+          prefix: `${shared.prefix}:${name}:${text}`,
+          failMode: 'closed',
+          timeoutMs: 10_000,
+          onError: (error) => errors.push(error),
+        })
+        const items = Array.from({ length: ITEMS }, (_, i) => ({ algorithm, key: `{one}:${i}`, cost: 1 }))
+        const first = await store.consumeAll(items)
+        expect(errors).toEqual([])
+        expect(first).toHaveLength(ITEMS)
+        expect(first.every((d) => d.allowed && (d as { source?: string }).source === 'redis')).toBe(true)
+        expect(first.every((d) => d.remaining === 1)).toBe(true)
+        // One more item that refuses: nothing is consumed, and every item is answered, one decision each.
+        const last = { algorithm: fixedWindow({ limit: 1, window: '1m' }), key: '{one}:last', cost: 2 }
+        const refused = await store.consumeAll([...items, last])
+        expect(errors).toEqual([])
+        expect(refused).toHaveLength(ITEMS + 1)
+        expect(refused[ITEMS]!.allowed).toBe(false)
+        expect(refused.slice(0, ITEMS).every((d) => d.remaining === 1)).toBe(true)
+      } finally {
+        await opened.close()
+      }
     },
     60_000,
   )

@@ -1,5 +1,8 @@
+import { refundItems } from '../refund-items.js'
 import type { Algorithm, Awaitable, ConsumeItem, Decision, Store } from '../types.js'
 import { ceilMs, NEVER } from './decide.js'
+
+const ignore = (): void => {}
 
 /**
  * `leakyBucket({ mode: 'shape', maxDelay })`: a request that would wait longer than `maxDelay` is refused.
@@ -65,17 +68,9 @@ export function boundDelays(
   let refused = false
   for (let i = 0; i < items.length; i++) if (boundDelay(items[i]!.algorithm, decisions[i]!)) refused = true
   if (!admitted || !refused) return decisions
-  const pending: Promise<unknown>[] = []
-  for (const item of items) {
-    if (item.cost <= 0) continue
-    try {
-      const result = store.refund(item.algorithm, item.key, item.cost, now)
-      if (result instanceof Promise) pending.push(result.catch(() => undefined))
-    } catch {
-      // the refusal stands; the units drain with the bucket
-    }
-  }
-  return pending.length === 0 ? decisions : Promise.all(pending).then(() => decisions)
+  // A give-back that fails changes nothing: the refusal stands, and the units drain with the bucket.
+  const done = refundItems({ store, items, now, report: ignore })
+  return done === undefined ? decisions : done.then(() => decisions)
 }
 
 /** {@link boundDelays} for one item. */

@@ -21,6 +21,3 @@ export const systemTimers: Timers = {
     clearTimeout(handle as Parameters<typeof clearTimeout>[0])
   },
 }
-
-/** The default clock of the degradation middlewares: a monotonic ms clock where there is one. */
-export const monotonicClock = (): number => performance.now()

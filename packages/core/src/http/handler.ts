@@ -58,7 +58,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   const sets = compilePolicySets<N>(o)
   // A store that cannot run an algorithm (a SyncedStore and a bucket, say) says so now, not on a request.
   for (const algorithm of sets.algorithms) store.checkAlgorithm?.(algorithm)
-  const { needsRoute, byRoute } = sets
+  const { needsRoute, routeKeyOf } = sets
   const allowList = o.allowList.length > 0 ? compileAllowList(o.allowList) : undefined
   const userOf = o.user as ((req: N, info: RequestInfo<N>) => unknown) | undefined
   const addresses = compileClientAddresses({ allowList, ipv6Subnet: o.ipv6Subnet })
@@ -92,7 +92,6 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     ? compilePlanGate<N>({
         store,
         sets,
-        anyPlan: Object.keys(o.plans)[0]!,
         user: userOf,
         report,
         clock,
@@ -171,11 +170,6 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     const route = set.needsRoute ? routeText(info.route) : '*'
     const facts = gatherFacts(set, set.needsUser ? userOf : undefined, info, ip, route, plan, report)
     return facts instanceof Promise ? consumeLater(facts, info, set, plan) : consume(info, set, facts, plan)
-  }
-
-  /** The route whose tier decides the request (`'GET /x'`), when some route has a tier of its own. */
-  function routeKeyOf(info: RequestInfo<N>): string | undefined {
-    return byRoute && info.route ? `${info.method} ${info.route}` : undefined
   }
 
   function consumeLater(

@@ -1,3 +1,4 @@
+import { refundItems } from '../refund-items.js'
 import type { Awaitable, ConsumeItem, Decision, Store } from '../types.js'
 import type { FailureAnswers } from './failure-answers.js'
 import type { Finish } from './finish.js'
@@ -6,7 +7,6 @@ import type { Outcome } from './outcome.js'
 import { NoPlan, type PlanLookupNeeded, type PlanOfRequest } from './plans.js'
 import { itemsOf } from './policy-items.js'
 import type { PlanGateSet, PolicySet, PolicySets } from './policy-sets.js'
-import { refundItems } from './refunds.js'
 import { gatherFacts, type RequestFacts } from './request-facts.js'
 import type { RequestInfo } from './request-info.js'
 import { decideOnStore } from './store-decision.js'
@@ -44,8 +44,6 @@ export interface PlanGate<N> {
 export interface PlanGateParts<N> {
   store: Store
   sets: PolicySets<N>
-  /** Any plan's name: every plan's set calls the same functions of the app's (see {@link compilePlanGate}). */
-  anyPlan: string
   user: ((req: N, info: RequestInfo<N>) => unknown) | undefined
   report: (error: unknown, info: RequestInfo<N>) => void
   clock: (() => number) | undefined
@@ -69,7 +67,7 @@ export interface PlanGateParts<N> {
  * turns out to have, and the gate's items are built from its policies as they stand in the first plan's set.
  */
 export function compilePlanGate<N>(parts: PlanGateParts<N>): PlanGate<N> {
-  const { store, sets, anyPlan, user, report, clock, finish, answers, withTimeout, dryRun } = parts
+  const { store, sets, user, report, clock, finish, answers, withTimeout, dryRun } = parts
 
   function factsOf(info: RequestInfo<N>, ip: string | undefined, set: PolicySet<N>) {
     const route = set.needsRoute ? routeText(info.route) : '*'
@@ -126,9 +124,8 @@ export function compilePlanGate<N>(parts: PlanGateParts<N>): PlanGate<N> {
     routeKey: string | undefined,
     needed: PlanLookupNeeded,
   ): Promise<Outcome> {
-    const full = sets.get(anyPlan, routeKey)
     const gate = sets.gate(routeKey)
-    const facts = await factsOf(info, ip, full)
+    const facts = await factsOf(info, ip, gate.factsSet)
     const gated = await pass(gate, facts, info)
     if (!('spent' in gated)) return gated // refused, a failing store in 'closed' mode, or no address
     const resolution = await needed.lookUp()
@@ -145,18 +142,16 @@ export function compilePlanGate<N>(parts: PlanGateParts<N>): PlanGate<N> {
     info: RequestInfo<N>,
     ip: string | undefined,
     gate: PlanGateSet<N>,
-    routeKey: string | undefined,
     noPlan: NoPlan,
   ): Promise<Outcome> {
-    const full = sets.get(anyPlan, routeKey)
-    const gated = await pass(gate, await factsOf(info, ip, full), info)
+    const gated = await pass(gate, await factsOf(info, ip, gate.factsSet), info)
     return 'spent' in gated ? answerOf(gated, gate, info, noPlan) : gated
   }
 
   return {
     charge(info, ip, routeKey, noPlan) {
       const gate = sets.gate(routeKey)
-      return gate.policies.length === 0 ? noPlan.answer : chargeWith(info, ip, gate, routeKey, noPlan)
+      return gate.policies.length === 0 ? noPlan.answer : chargeWith(info, ip, gate, noPlan)
     },
     // A lookup that throws is answered by the handler, as any decision that throws (`storeFailed`).
     lookUp: lookUpWith,

@@ -10,6 +10,7 @@ import {
   type PolicyDef,
 } from './policies.js'
 import { basePolicyDefs, planPolicyDefs, routeTierAlgorithm } from './policy-defs.js'
+import type { RequestInfo } from './request-info.js'
 
 /** A set of policies decided together for a request, with its header writer. */
 export interface PolicySet<N = any> extends CompiledPolicies<N> {
@@ -26,9 +27,11 @@ export interface PolicySet<N = any> extends CompiledPolicies<N> {
 export interface PlanGateSet<N> {
   readonly set: PolicySet<N>
   /**
-   * Its policies as they stand in the first plan's set (every plan's set begins with the base policies, in
-   * order): a request's items for the gate are built from these, with the facts gathered for that set.
+   * The first plan's set of the same route: a request's facts for the gate are gathered for it (every plan's set
+   * calls the same functions of the app's, and begins with the base policies, in order).
    */
+  readonly factsSet: PolicySet<N>
+  /** Its policies as they stand in `factsSet`: a request's items for the gate are built from these. */
   readonly policies: readonly Policy<N>[]
 }
 
@@ -38,8 +41,11 @@ export interface PolicySets<N> {
   get(plan: string | undefined, routeKey: string | undefined): PolicySet<N>
   /** With plans, the policies that count a request of the route of `routeKey` before its plan is known. */
   gate(routeKey: string | undefined): PlanGateSet<N>
-  /** Whether some route has a tier of its own (`routes`): the handler finds the route key only then. */
-  readonly byRoute: boolean
+  /**
+   * The route whose tier decides a request (`'GET /x'`), when some route has a tier of its own (`routes`);
+   * otherwise undefined, without reading the request's route.
+   */
+  routeKeyOf(info: RequestInfo<N>): string | undefined
   /** Whether any set may key on the client address (`'ip'`, or a fallback to it). */
   readonly needsIp: boolean
   /** Whether any set keys on `'endpoint'`, or routes have tiers: the route pattern is needed. */
@@ -95,11 +101,13 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
       const firstPlan = sets.get(`${Object.keys(plans)[0]}\n${routeKey ?? ''}`)!
       gates.set(routeKey ?? '', {
         set: compileSet(defs),
+        factsSet: firstPlan,
         policies: indices.map((i) => firstPlan.policies[i]!),
       })
     }
   }
   const all = [...sets.values()]
+  const byRoute = Object.keys(routes).length > 0
   const byPlan = new Map(planNames.map((plan) => [plan, sets.get(`${plan ?? ''}\n`)!]))
   return {
     get: (plan, routeKey) =>
@@ -107,9 +115,11 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
         ? byPlan.get(plan)!
         : sets.get(`${plan ?? ''}\n${routeKey}`)!,
     gate: (routeKey) => gates.get(routeKey !== undefined && routeKey in routes ? routeKey : '')!,
-    byRoute: Object.keys(routes).length > 0,
+    routeKeyOf: byRoute
+      ? (info) => (info.route ? `${info.method} ${info.route}` : undefined)
+      : () => undefined,
     needsIp: all.some((set) => set.needsIp),
-    needsRoute: Object.keys(routes).length > 0 || all.some((set) => set.needsRoute),
+    needsRoute: byRoute || all.some((set) => set.needsRoute),
     algorithms: [...new Set(all.flatMap((set) => set.policies.map((p) => p.algorithm)))],
   }
 }

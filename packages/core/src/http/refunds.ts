@@ -1,4 +1,5 @@
-import type { ConsumeItem, Store } from '../types.js'
+import { refundItems } from '../refund-items.js'
+import type { Store } from '../types.js'
 import type { Outcome, Releaser } from './outcome.js'
 
 /**
@@ -13,30 +14,6 @@ export interface Refunds extends Releaser {
   readonly onResponse: boolean
   /** The response ended with `status` (0 when the connection closed first): refund when it does not count. */
   complete(outcome: Outcome, status: number): void
-}
-
-/**
- * Give back what `items` spent (those of cost 0 spent nothing), at `now`. A refund that throws or rejects goes
- * to `report`, never further; the promise settles, never rejects, once every refund has.
- */
-export function refundItems(parts: {
-  store: Store
-  items: readonly ConsumeItem[]
-  now: number | undefined
-  report: (error: unknown) => void
-}): Promise<void> {
-  const { store, items, now, report } = parts
-  const pending: Promise<unknown>[] = []
-  for (const item of items) {
-    if (item.cost === 0) continue
-    try {
-      const done = store.refund(item.algorithm, item.key, item.cost, now)
-      if (done instanceof Promise) pending.push(done.catch(report))
-    } catch (error) {
-      report(error)
-    }
-  }
-  return Promise.all(pending).then(() => undefined)
 }
 
 /**

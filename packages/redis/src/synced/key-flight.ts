@@ -9,8 +9,12 @@ export class KeyFlight {
   private readonly carried = new WindowDeltas()
   private readonly behind = new WindowDeltas()
   private flying = false
+  private sent = 0
+
   /** How many syncs have carried the key: the number of the one in flight, while one is. */
-  sends = 0
+  get sends(): number {
+    return this.sent
+  }
 
   /** The units of the sync in flight, if one is. */
   get units(): WindowDeltas | undefined {
@@ -22,7 +26,7 @@ export class KeyFlight {
     this.carried.clear()
     this.behind.clear()
     this.flying = true
-    this.sends++
+    this.sent++
     return this.carried
   }
 

@@ -1,16 +1,18 @@
 import type { Algorithm } from '@floodgate/core'
+import { KeyBudget } from './key-budget.js'
 import { KeyFlight } from './key-flight.js'
+import { KeyPending } from './key-pending.js'
 import { KeySlab, NUMBER } from './key-slab.js'
-import { WindowDeltas } from './window-deltas.js'
+import type { WindowDeltas } from './window-deltas.js'
 import type { WindowKind } from './window-kinds.js'
 
 /**
  * One key of one algorithm as a process sees it.
  *
  * - `known`: the key's state in Redis as last read, plus what this process admitted through Redis since.
- * - pending: units this process admitted locally and has not sent, those of the latest window on the key itself
- *   (`pendingStart`, `pendingUnits`: a decision adds to them), older ones in `pendingBefore`; `inflight`: the
- *   units of the sync in flight (`flight`, with what Redis admitted behind it).
+ * - pending: units this process admitted locally and has not sent (`pending`, the latest window's on the slab:
+ *   a decision adds to them); `inflight`: the units of the sync in flight (`flight`, with what Redis admitted
+ *   behind it).
  * - the view = known + inflight + pending: what local decisions run the algorithm on, at offset `at` of its
  *   algorithm's slab (`slab.data`).
  * - unacknowledged units (`unackedAt`): those admitted locally (less those given back) that no reply has
@@ -23,22 +25,12 @@ export class SyncedKey {
   /** Where its view is in `slab.data`; its numbers (see `NUMBER`) follow it there. */
   at: number
   readonly known: Float64Array
-  private readonly pendingBefore = new WindowDeltas()
-  /** The window of the latest pending units (`pendingUnits`; NaN: none); older ones are in `pendingBefore`. */
-  private pendingStart = Number.NaN
+  private readonly pending = new KeyPending(this)
   private isRead = false
   private isQueued = false
   private readonly flight = new KeyFlight()
-  /**
-   * The budget: in the window starting at `budgetStart` (NaN: none), decided online or not (`budgetOnline`)
-   * with allowances divided by `budgetShares`, at most `budgetCap` units admitted locally may be unacknowledged (the
-   * allowance, as last computed: a lower bound of what it is later in the window, as it only grows with time
-   * there). A request within it may be admitted at once; one beyond it is decided the long way. Anything that
-   * changes what the allowance is computed from resets it.
-   */
-  private budgetCap = 0
-  private budgetOnline = true
-  private budgetShares = 0
+  /** The budget of the window starting at `budgetStart` (NaN: none). */
+  private readonly budget = new KeyBudget()
   /** Its Redis Cluster slot, once asked for. */
   slot: number | undefined
   /** Whether it is about to be read on its own (a new key). */
@@ -120,19 +112,18 @@ export class SyncedKey {
     this.slab.data[this.numbersAt + NUMBER.START] = start
   }
 
-  /** Pending units of the window `pendingStart`. */
+  /** Pending units of the latest pending window (see {@link KeyPending}), kept on the slab. */
   get pendingUnits(): number {
     return this.slab.data[this.numbersAt + NUMBER.PENDING]!
   }
 
-  private set pendingUnits(units: number) {
+  set pendingUnits(units: number) {
     this.slab.data[this.numbersAt + NUMBER.PENDING] = units
   }
 
   /** Units admitted locally in the window starting at `start` that no reply has acknowledged yet. */
   unackedAt(start: number): number {
-    const pending = start === this.pendingStart ? this.pendingUnits : this.pendingBefore.at(start)
-    return pending + (this.flight.units?.at(start) ?? 0)
+    return this.pending.at(start) + (this.flight.units?.at(start) ?? 0)
   }
 
   /**
@@ -144,38 +135,37 @@ export class SyncedKey {
     return (
       t >= start &&
       t < start + this.windowMs &&
-      online === this.budgetOnline &&
-      shares === this.budgetShares &&
-      cost <= this.budgetCap - this.unackedAt(start)
+      this.budget.madeFor(online, shares) &&
+      cost <= this.budget.cap - this.unackedAt(start)
     )
   }
 
-  /** The budget of the window starting at `start`: at most `cap` units unacknowledged (see {@link budgetCap}). */
+  /** The budget of the window starting at `start`: at most `cap` units unacknowledged (see {@link KeyBudget}). */
   setBudget(start: number, cap: number, online: boolean, shares: number): void {
     this.budgetStart = start
-    this.budgetCap = cap
-    this.budgetOnline = online
-    this.budgetShares = shares
+    this.budget.cap = cap
+    this.budget.online = online
+    this.budget.shares = shares
     this.refresh()
   }
 
   /** `amount` units admitted locally within the budget (its window is current). */
   admittedInBudget(amount: number): void {
-    this.addPending(this.budgetStart, amount)
+    this.pending.add(this.budgetStart, amount)
     this.refresh()
   }
 
   /** Units admitted locally at window `start` (the view already counts them). */
   admitted(start: number, amount: number): void {
     if (start !== this.budgetStart) this.budgetStart = Number.NaN
-    this.addPending(start, amount)
+    this.pending.add(start, amount)
     this.refresh()
   }
 
   /** Units given back locally at window `start` (the view already lost them): the budget is computed anew. */
   refunded(start: number, amount: number): void {
     this.budgetStart = Number.NaN
-    this.addPending(start, -amount)
+    this.pending.add(start, -amount)
     this.refresh()
   }
 
@@ -193,29 +183,13 @@ export class SyncedKey {
 
   /** Whether it has no units to send. */
   get pendingEmpty(): boolean {
-    return this.pendingUnits === 0 && this.pendingBefore.empty
-  }
-
-  /** Add units to send, counted in the window starting at `start`. */
-  private addPending(start: number, amount: number): void {
-    if (start === this.pendingStart) this.pendingUnits += amount
-    else if (start > this.pendingStart || Number.isNaN(this.pendingStart)) {
-      if (this.pendingUnits !== 0) this.pendingBefore.add(this.pendingStart, this.pendingUnits)
-      this.pendingStart = start
-      this.pendingUnits = amount
-    } else {
-      this.pendingBefore.add(start, amount)
-    }
+    return this.pending.empty
   }
 
   /** A sync takes the pending units. */
   sent(): WindowDeltas {
     const deltas = this.flight.start()
-    deltas.addAll(this.pendingBefore)
-    deltas.add(this.pendingStart, this.pendingUnits)
-    this.pendingBefore.clear()
-    this.pendingStart = Number.NaN
-    this.pendingUnits = 0
+    this.pending.takeInto(deltas)
     this.refresh()
     return deltas
   }
@@ -225,9 +199,7 @@ export class SyncedKey {
     this.budgetStart = Number.NaN
     this.isRead = true
     // What Redis admitted behind the sync is not in what it read.
-    this.flight.end((start, amount) => {
-      this.kind.merge(this.known, 0, start, amount, this.windowMs)
-    })
+    this.flight.end((start, amount) => this.kind.merge(this.known, 0, start, amount, this.windowMs))
     this.rebuildView()
     this.refresh()
   }
@@ -244,7 +216,7 @@ export class SyncedKey {
     // What Redis admitted behind it is in `known` already, and no read replaces it.
     this.flight.end()
     units?.forEach((start, amount) => {
-      this.addPending(start, amount)
+      this.pending.add(start, amount)
     })
     this.refresh()
   }
@@ -254,21 +226,15 @@ export class SyncedKey {
    * budget's cap less what is in flight in that window), or -Infinity while a decision may not be made there
    * alone: not read, not queued for the next sync (the first decision after a sync queues it), a budget made
    * offline or divided by other shares than the slab's, or none. When the budget's window is later
-   * than the latest pending one, that one's units move to `pendingBefore` first, so that the budget's window is
+   * than the latest pending one, that one's units become older pending ones first, so that the budget's window is
    * the pending one.
    */
   refresh(): void {
     const start = this.budgetStart
     let cap = Number.NEGATIVE_INFINITY
-    if (
-      this.isRead &&
-      this.isQueued &&
-      this.budgetOnline &&
-      this.budgetShares === this.slab.shares &&
-      !Number.isNaN(start)
-    ) {
-      if (Number.isNaN(this.pendingStart) || start > this.pendingStart) this.addPending(start, 0)
-      if (start === this.pendingStart) cap = this.budgetCap - (this.flight.units?.at(start) ?? 0)
+    if (this.isRead && this.isQueued && this.budget.madeFor(true, this.slab.shares) && !Number.isNaN(start)) {
+      if (Number.isNaN(this.pending.start) || start > this.pending.start) this.pending.add(start, 0)
+      if (start === this.pending.start) cap = this.budget.cap - (this.flight.units?.at(start) ?? 0)
     }
     this.slab.data[this.numbersAt + NUMBER.CAP] = cap
   }
@@ -277,8 +243,8 @@ export class SyncedKey {
     const { kind, at } = this
     const view = this.slab.data
     view.set(this.known, at)
-    const merge = (start: number, amount: number) => kind.merge(view, at, start, amount, this.windowMs)
-    this.pendingBefore.forEach(merge)
-    if (this.pendingUnits !== 0) merge(this.pendingStart, this.pendingUnits)
+    this.pending.forEach((start, amount) => {
+      kind.merge(view, at, start, amount, this.windowMs)
+    })
   }
 }

@@ -1,8 +1,7 @@
+import { monotonicClock } from '../../clocks/monotonic-clock.js'
 import type { BoundHistogram } from '../../metrics/sink.js'
 import { observe } from '../../metrics/store-metrics.js'
 
-/** The clock deadlines are set and calls timed on. */
-const monotonic = (): number => performance.now()
 /** How a bounded call to a backend failed: an error (or an error reply), or its deadline. */
 export class CallFailure {
   constructor(
@@ -76,7 +75,7 @@ export class Deadlines {
   start(resolve: (settled: Settled) => void, timing?: BoundHistogram): Pending {
     const pending: Pending = {
       done: false,
-      deadline: monotonic() + this.ms,
+      deadline: monotonicClock() + this.ms,
       timing,
       resolve,
       previous: this.last,
@@ -92,7 +91,7 @@ export class Deadlines {
 
   /** Record how long `pending` took, from its start (its deadline less the timeout) to now. */
   record(pending: Pending): void {
-    observe(pending.timing!, monotonic, pending.deadline - this.ms)
+    observe(pending.timing!, monotonicClock, pending.deadline - this.ms)
   }
 
   /** Take a settled call out of the list. */
@@ -115,7 +114,7 @@ export class Deadlines {
 
   private readonly expire = (): void => {
     this.timer = undefined
-    const now = monotonic()
+    const now = monotonicClock()
     let oldest = this.first
     while (oldest !== undefined && oldest.deadline <= now) {
       settle(oldest, this.timedOut())
