@@ -13,9 +13,11 @@ export const NUMBER = {
   START: 1,
   /** The pending units of the budget's window (`SyncedKey.pendingUnits`). */
   PENDING: 2,
+  /** 1 while the key is queued for the next sync, else 0: the first decision after a sync queues it. */
+  QUEUED: 3,
 } as const
 /** How many numbers a key keeps in the slab after its view. */
-export const KEY_NUMBERS = 3
+export const KEY_NUMBERS = 4
 
 /**
  * The keys of one algorithm in one process: their views and numbers in one flat buffer (as the MemoryStore
@@ -128,4 +130,9 @@ export function decideCovered(
   const decision = algorithm.consume(data, at, t, cost)
   if (decision.allowed) data[n + NUMBER.PENDING] = pending + cost
   return decision
+}
+
+/** Whether the key at offset `at` of `slab` is queued for the next sync. */
+export function isQueued(slab: KeySlab, at: number): boolean {
+  return slab.data[at + slab.stateSize + NUMBER.QUEUED] === 1
 }

@@ -20,6 +20,8 @@ export interface LocalDeciderParts {
   stats: SyncStats
   /** The decision time: the limiter's `now` when it passes one, else the Redis server's clock as estimated. */
   time: (now: number | undefined) => number
+  /** The Redis server's clock as estimated here; undefined once the limiter passes times of its own. */
+  serverTime: () => number | undefined
   /** Decide from the start again (the key was reset or forgotten while a decision waited). */
   again: (
     algorithm: Algorithm,
@@ -113,6 +115,21 @@ export class LocalDecider {
       entry.admitted(starts[i]!, items[i]!.cost)
       return tagged(decision, 'local')
     })
+  }
+
+  /**
+   * Make `entry`'s budget for the window it is in now, from the state a read has just brought back: its next
+   * decision is then covered on the slab alone, as every decision after it is (the first one would otherwise
+   * make the budget itself). The allowance only grows later in the window, so a budget made now never lets
+   * through more than one made then. Only on the server's clock: where the limiter passes times of its own, the
+   * first decision makes the budget at its own time.
+   */
+  prepare(entry: SyncedKey): void {
+    const t = this.parts.serverTime()
+    if (t === undefined) return
+    const start = windowStart(t, entry.windowMs)
+    const cap = allowanceOf(entry, t, start, this.allowanceParts(true))
+    entry.setBudget(start, cap, true, this.sharesOf(true))
   }
 
   /** Give `cost` units back on `entry` at time `t`, sent with the next sync. */

@@ -38,8 +38,8 @@ export function sendCalls(
   const open = new Map<string, SyncedKey[]>()
   const groups: SyncedKey[][] = []
   for (const entry of batch) {
-    if (runner.isCluster && entry.slot === undefined) entry.slot = keySlot(entry.rkey)
-    const id = `${entry.slot ?? 0}:${entry.algorithm.id}`
+    // Its slot and algorithm never change: the group's name is made once.
+    const id = (entry.callGroup ??= `${runner.isCluster ? keySlot(entry.rkey) : 0}:${entry.algorithm.id}`)
     let group = open.get(id)
     if (!group || group.length === KEYS_PER_CALL) {
       group = []
@@ -80,6 +80,8 @@ export function landCall(
     serverClock: ServerClock
     /** When the call was sent and answered (local clock); `serverClock`: whether the script read the server's. */
     timing: { sentAt: number; receivedAt: number; serverClock: boolean }
+    /** Called for each entry whose state was read back, once it holds it. */
+    read?: (entry: SyncedKey) => void
   },
 ): CallFailure | undefined {
   let failure: CallFailure | undefined
@@ -97,6 +99,7 @@ export function landCall(
         else {
           reply.read(i, entry.known)
           entry.synced()
+          parts.read?.(entry)
         }
       }
     } catch (error) {

@@ -26,6 +26,8 @@ export interface SyncLoopParts {
   timing: BoundHistogram | undefined
   /** A call failed (an outage or an error reply), carrying `keys` keys. */
   failed: (failure: CallFailure, keys: number) => void
+  /** A call read `entry`'s state back (it is in `entry.known` and its view now). */
+  read: (entry: SyncedKey) => void
   stats: SyncStats
 }
 
@@ -187,6 +189,7 @@ export class SyncLoop {
         binary: parts.runner.binary,
         serverClock: parts.serverClock,
         timing,
+        read: parts.read,
       })
       if (!failure) return
       ok = false

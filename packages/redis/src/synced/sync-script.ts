@@ -5,8 +5,10 @@ import { defineScript, PRELUDE, type Script } from '../scripts/script.js'
  *
  * `KEYS` are RedisStore state keys (`store.keyOf(algorithm, key)`). `ARGV`: the reply format (`b` binary, `t`
  * text), now (empty: the Redis server's clock), the expiry grace in ms, the algorithm's kind (`fw`, `swc`), its
- * window in ms, the starts of the previous and of the current window, then one field per key: the units to add
- * in the current window, or `current,previous`, or empty. Each is added to the key's state exactly as
+ * window in ms, the starts of the previous and of the current window, then the units to add, in one string: two
+ * numbers per key, in the order of `KEYS`, separated by spaces, the current window's then the previous one's
+ * (one argument, not one per key: a client spends less on one long argument than on hundreds of short ones). Each
+ * is added to the key's state exactly as
  * `WindowKind.merge` adds it in TypeScript (the previous window first) and written back in the RedisStore's own
  * format (little-endian doubles, `SET ... PX` to the moment it becomes fresh plus the grace), so the RedisStore's
  * scripts decide on the same totals.
@@ -22,11 +24,14 @@ local now = clock(ARGV[2])
 local grace = tonumber(ARGV[3])
 local kind, w = ARGV[4], tonumber(ARGV[5])
 local previous, current = tonumber(ARGV[6]), tonumber(ARGV[7])
-local function deltas_of(field)
-  if field == '' then return {} end
-  local comma = string.find(field, ',', 1, true)
-  if not comma then return { current, tonumber(field) } end
-  return { previous, tonumber(string.sub(field, comma + 1)), current, tonumber(string.sub(field, 1, comma - 1)) }
+local units = {}
+for field in string.gmatch(ARGV[8], '%S+') do
+  local amount = tonumber(field)
+  if not amount then return redis.error_reply('ERR sync: a unit count that is not a number: ' .. field) end
+  units[#units + 1] = amount
+end
+if #units ~= 2 * #KEYS then
+  return redis.error_reply('ERR sync: ' .. #units .. ' unit counts for ' .. #KEYS .. ' keys (two per key)')
 end
 local function merge_fw(key, deltas)
   local raw = redis.call('GET', key)
@@ -90,7 +95,7 @@ local merge = merge_swc
 if kind == 'fw' then merge = merge_fw end
 local states = {}
 for i = 1, #KEYS do
-  states[i] = merge(KEYS[i], deltas_of(ARGV[7 + i]))
+  states[i] = merge(KEYS[i], { previous, units[2 * i], current, units[2 * i - 1] })
 end
 local clock_text = string.format('%.17g', now)
 if text then

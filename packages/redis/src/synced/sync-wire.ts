@@ -34,11 +34,13 @@ export function syncArgs(
     String(current),
   )
   const all = group.deltas
+  // Numbers joined at once: one string, and no string of its own per number.
+  const units: number[] = new Array(2 * all.length)
   for (let i = 0; i < all.length; i++) {
-    const now = all[i]!.at(current)
-    const before = all[i]!.at(previous)
-    args.push(before !== 0 ? `${now},${before}` : now !== 0 ? String(now) : '')
+    units[2 * i] = all[i]!.at(current)
+    units[2 * i + 1] = all[i]!.at(previous)
   }
+  args.push(units.join(' '))
   return args
 }
 

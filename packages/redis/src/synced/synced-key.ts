@@ -27,12 +27,11 @@ export class SyncedKey {
   readonly known: Float64Array
   private readonly pending = new KeyPending(this)
   private isRead = false
-  private isQueued = false
   private readonly flight = new KeyFlight()
   /** The budget of the window starting at `budgetStart` (NaN: none). */
   private readonly budget = new KeyBudget()
-  /** Its Redis Cluster slot, once asked for. */
-  slot: number | undefined
+  /** Which sync calls it can go in (its Redis Cluster slot and its algorithm), once asked for. */
+  callGroup: string | undefined
   /** Whether it is about to be read on its own (a new key). */
   reading = false
   /** Requests waiting for the key's first read. */
@@ -75,14 +74,13 @@ export class SyncedKey {
     return this.isRead
   }
 
-  /** Whether it is queued for the next sync. */
+  /** Whether it is queued for the next sync (kept on the slab: a decision there queues a key that is not). */
   get queued(): boolean {
-    return this.isQueued
+    return this.slab.data[this.numbersAt + NUMBER.QUEUED] === 1
   }
 
   set queued(queued: boolean) {
-    this.isQueued = queued
-    this.refresh()
+    this.slab.data[this.numbersAt + NUMBER.QUEUED] = queued ? 1 : 0
   }
 
   /** The units of the sync in flight, if one is. */
@@ -224,15 +222,14 @@ export class SyncedKey {
   /**
    * Set the numbers `decideCovered` works from: its cap on the pending units of the budget's window (the
    * budget's cap less what is in flight in that window), or -Infinity while a decision may not be made there
-   * alone: not read, not queued for the next sync (the first decision after a sync queues it), a budget made
-   * offline or divided by other shares than the slab's, or none. When the budget's window is later
-   * than the latest pending one, that one's units become older pending ones first, so that the budget's window is
-   * the pending one.
+   * alone: not read, a budget made offline or divided by other shares than the slab's, or none. When the
+   * budget's window is later than the latest pending one, that one's units become older pending ones first, so
+   * that the budget's window is the pending one.
    */
   refresh(): void {
     const start = this.budgetStart
     let cap = Number.NEGATIVE_INFINITY
-    if (this.isRead && this.isQueued && this.budget.madeFor(true, this.slab.shares) && !Number.isNaN(start)) {
+    if (this.isRead && this.budget.madeFor(true, this.slab.shares) && !Number.isNaN(start)) {
       if (Number.isNaN(this.pending.start) || start > this.pending.start) this.pending.add(start, 0)
       if (start === this.pending.start) cap = this.budget.cap - (this.flight.units?.at(start) ?? 0)
     }

@@ -4,7 +4,7 @@ import { ScriptRunner } from '../script-runner.js'
 import type { RedisStore } from '../store.js'
 import { storeMetricsOf } from '../store-metrics-of.js'
 import { type Fleet, fleetOf } from './fleet.js'
-import { decideCovered } from './key-slab.js'
+import { decideCovered, isQueued } from './key-slab.js'
 import { KeyTable } from './key-table.js'
 import { LocalDecider } from './local-decider.js'
 import {
@@ -79,6 +79,7 @@ export class SyncedStore implements Store {
       online: () => this.reach.online(),
       timing: metrics?.histogramOf('sync'),
       failed: (failure, keys) => this.reach.failed(failure, keys),
+      read: (entry) => this.decider.prepare(entry),
       stats: this.counters,
     })
     this.decider = new LocalDecider({
@@ -90,6 +91,7 @@ export class SyncedStore implements Store {
       loop: this.loop,
       stats: this.counters,
       time: (now) => this.timeOf(now),
+      serverTime: () => (this.lastNow === undefined ? this.serverClock.now() : undefined),
       again: (algorithm, key, cost, now) => this.consume(algorithm, key, cost, now),
     })
     if (this.fleet.counting) void this.loop.heartbeat()
@@ -127,6 +129,7 @@ export class SyncedStore implements Store {
       const covered = online ? decideCovered(slab!, at, algorithm, cost, t) : undefined
       if (covered) {
         this.counters.local++
+        if (!isQueued(slab!, at)) this.loop.enqueue(slab!.entryAt(at))
         return covered
       }
       const entry = slab!.entryAt(at)
