@@ -39,7 +39,8 @@ export function sendCalls(
   const groups: SyncedKey[][] = []
   for (const entry of batch) {
     // Its slot and algorithm never change: the group's name is made once.
-    const id = (entry.callGroup ??= `${runner.isCluster ? keySlot(entry.rkey) : 0}:${entry.algorithm.id}`)
+    entry.callGroup ??= `${runner.isCluster ? keySlot(entry.rkey) : 0}:${entry.algorithm.id}`
+    const id = entry.callGroup
     let group = open.get(id)
     if (!group || group.length === KEYS_PER_CALL) {
       group = []
