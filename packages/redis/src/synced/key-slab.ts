@@ -1,23 +1,25 @@
 import type { Algorithm, Decision } from '@floodgate/core'
+import { LEDGER_WIDTH } from './key-ledger.js'
 import type { SyncedKey } from './synced-key.js'
 
 /**
  * The numbers a key keeps in the slab after its view (offsets from the view's end): what a decision covered by
  * the key's budget reads and writes, next to the view it decides on, so that such a decision touches one place
- * in memory and not the key's object. See {@link SyncedKey} and {@link decideCovered}.
+ * in memory and not the key's object. Two numbers: the budget's window is the view's own (the first number of
+ * either window state is its window's start), as the cap is set only while they are the same. See
+ * {@link SyncedKey} and {@link decideCovered}.
  */
 export const NUMBER = {
-  /** The most the pending units of the budget's window may reach, or -Infinity: no decision on the slab alone. */
+  /**
+   * The most the pending units of the view's window may reach, or -Infinity: no decision on the slab alone
+   * (set only while the budget is for the view's window).
+   */
   CAP: 0,
-  /** The start of the budget's window (NaN: no budget). */
-  START: 1,
-  /** The pending units of the budget's window (`SyncedKey.pendingUnits`). */
-  PENDING: 2,
-  /** 1 while the key is queued for the next sync, else 0: the first decision after a sync queues it. */
-  QUEUED: 3,
+  /** The pending units of the latest pending window (`SyncedKey.pendingUnits`). */
+  PENDING: 1,
 } as const
 /** How many numbers a key keeps in the slab after its view. */
-export const KEY_NUMBERS = 4
+export const KEY_NUMBERS = 2
 
 /**
  * The keys of one algorithm in one process: their views and numbers in one flat buffer (as the MemoryStore
@@ -27,6 +29,8 @@ export const KEY_NUMBERS = 4
  */
 export class KeySlab {
   data: Float64Array
+  /** Each key's numbers for its syncs (see `LEDGER`), `LEDGER_WIDTH` per slot, slots in the order of `data`'s. */
+  ledger: Float64Array
   /** Each key's offset in `data`. */
   readonly index = new Map<string, number>()
   private readonly entries: (SyncedKey | undefined)[] = []
@@ -42,22 +46,33 @@ export class KeySlab {
     readonly width = stateSize + KEY_NUMBERS,
   ) {
     this.data = new Float64Array(width * capacity)
+    this.ledger = new Float64Array(LEDGER_WIDTH * capacity)
   }
 
   get size(): number {
     return this.index.size
   }
 
-  /** A slot, zeroed; returns its offset in `data`. */
+  /** A slot, zeroed in `data` and in `ledger`; returns its offset in `data` (see `ledgerOf`). */
   allocate(): number {
     const at = this.free.pop() ?? this.width * this.used++
     if (at + this.width > this.data.length) {
       const grown = new Float64Array(this.data.length * 2)
       grown.set(this.data)
       this.data = grown
+      const ledger = new Float64Array(this.ledger.length * 2)
+      ledger.set(this.ledger)
+      this.ledger = ledger
     }
     this.data.fill(0, at, at + this.width)
+    const l = this.ledgerOf(at)
+    this.ledger.fill(0, l, l + LEDGER_WIDTH)
     return at
+  }
+
+  /** The offset in `ledger` of the slot at offset `at` of `data`. */
+  ledgerOf(at: number): number {
+    return (at / this.width) * LEDGER_WIDTH
   }
 
   /** Index `entry` (its slot allocated) under its key. */
@@ -110,9 +125,10 @@ export class KeySlab {
 
 /**
  * Decide a request of `cost` at time `t` on the key at offset `at` of `slab` when its budget covers it and it
- * may be decided on the slab alone (see `SyncedKey.refresh`): `t` in the budget's window and the pending units
- * of that window, with `cost`, within the key's cap. The algorithm decides on the view, and an admission adds to
- * the pending units. Undefined when the long way is needed.
+ * may be decided on the slab alone (see `SyncedKey.refresh`): `t` in the view's window (its state's first number
+ * is the window's start), which the cap is for, and the pending units of that window, with `cost`, within the
+ * cap. The algorithm decides on the view, and an admission adds to the pending units. Undefined when the long way
+ * is needed.
  */
 export function decideCovered(
   slab: KeySlab,
@@ -123,16 +139,11 @@ export function decideCovered(
 ): Decision | undefined {
   const data = slab.data
   const n = at + slab.stateSize
-  const start = data[n + NUMBER.START]!
+  const start = data[at]!
   const pending = data[n + NUMBER.PENDING]!
   if (!(t >= start && t - start < algorithm.windowMs && pending + cost <= data[n + NUMBER.CAP]!))
     return undefined
   const decision = algorithm.consume(data, at, t, cost)
   if (decision.allowed) data[n + NUMBER.PENDING] = pending + cost
   return decision
-}
-
-/** Whether the key at offset `at` of `slab` is queued for the next sync. */
-export function isQueued(slab: KeySlab, at: number): boolean {
-  return slab.data[at + slab.stateSize + NUMBER.QUEUED] === 1
 }

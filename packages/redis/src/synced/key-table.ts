@@ -126,7 +126,7 @@ export class KeyTable {
       const busy: SyncedKey[] = []
       let victim: SyncedKey | undefined
       for (const entry of slab.values()) {
-        if (entry.pendingEmpty && !entry.inflight && !entry.queued) {
+        if (entry.pendingEmpty && !entry.inFlight && !entry.queued) {
           victim = entry
           break
         }

@@ -20,7 +20,7 @@ export interface LocalDeciderParts {
   stats: SyncStats
   /** The decision time: the limiter's `now` when it passes one, else the Redis server's clock as estimated. */
   time: (now: number | undefined) => number
-  /** The Redis server's clock as estimated here; undefined once the limiter passes times of its own. */
+  /** The Redis server's clock as estimated here, while decisions are made on it (the limiter passes no time). */
   serverTime: () => number | undefined
   /** Decide from the start again (the key was reset or forgotten while a decision waited). */
   again: (
@@ -56,6 +56,7 @@ export class LocalDecider {
     const shares = this.sharesOf(online)
     if (entry.covers(cost, t, online, shares)) {
       // The allowance, as last computed in this window, still covers it.
+      entry.rollTo(windowStart(t, entry.windowMs))
       const decision = algorithm.consume(entry.slab.data, entry.at, t, cost)
       if (decision.allowed) entry.admittedInBudget(cost)
       if (online) {
@@ -69,6 +70,7 @@ export class LocalDecider {
     const start = windowStart(t, entry.windowMs)
     const cap = allowanceOf(entry, t, start, this.allowanceParts(online))
     entry.setBudget(start, cap, online, shares)
+    entry.rollTo(start)
     if (entry.unackedAt(start) + cost <= cap) {
       const decision = algorithm.consume(entry.slab.data, entry.at, t, cost)
       if (decision.allowed) entry.admitted(start, cost)
@@ -121,8 +123,8 @@ export class LocalDecider {
    * Make `entry`'s budget for the window it is in now, from the state a read has just brought back: its next
    * decision is then covered on the slab alone, as every decision after it is (the first one would otherwise
    * make the budget itself). The allowance only grows later in the window, so a budget made now never lets
-   * through more than one made then. Only on the server's clock: where the limiter passes times of its own, the
-   * first decision makes the budget at its own time.
+   * through more than one made then. Only while decisions are made on the server's clock, which never runs
+   * backwards: where the limiter passes times of its own, the next decision makes the budget at its own time.
    */
   prepare(entry: SyncedKey): void {
     const t = this.parts.serverTime()
@@ -130,6 +132,7 @@ export class LocalDecider {
     const start = windowStart(t, entry.windowMs)
     const cap = allowanceOf(entry, t, start, this.allowanceParts(true))
     entry.setBudget(start, cap, true, this.sharesOf(true))
+    entry.rollTo(start)
   }
 
   /** Give `cost` units back on `entry` at time `t`, sent with the next sync. */
@@ -171,7 +174,7 @@ export class LocalDecider {
     stats.exact++
     // Sent behind a sync of this key still in flight, Redis decides it after that sync's read: the read
     // lands without it (see `SyncedKey.admittedInRedis`).
-    const behind = entry.inflight ? entry.sends : undefined
+    const behind = entry.inFlight ? entry.sends : undefined
     return this.parts.store.consume(algorithm, entry.key, cost, now).then(
       (decision) => {
         if (entry.detached) return decision as SyncedDecision // reset or forgotten meanwhile: Redis decided

@@ -2,11 +2,11 @@ import type { BoundHistogram } from '@floodgate/core'
 import { CallFailure, type Settled } from '@floodgate/core/internal'
 import { keySlot } from '../redis-key.js'
 import type { ScriptRunner } from '../script-runner.js'
+import { LEDGER } from './key-ledger.js'
 import type { ServerClock } from './server-clock.js'
 import { SYNC } from './sync-script.js'
 import { parseSyncReply, syncArgs } from './sync-wire.js'
 import type { SyncedKey } from './synced-key.js'
-import type { WindowDeltas } from './window-deltas.js'
 
 /** The most keys one sync call carries, so that no script holds Redis for long. */
 const KEYS_PER_CALL = 256
@@ -54,14 +54,14 @@ export function sendCalls(
     const entries = groups[g]!
     const count = entries.length
     const keys: string[] = new Array(count)
-    const deltas: WindowDeltas[] = new Array(count)
     for (let i = 0; i < count; i++) {
-      keys[i] = entries[i]!.rkey
-      deltas[i] = entries[i]!.sent()
+      const entry = entries[i]!
+      entry.sent()
+      keys[i] = entry.rkey
     }
     const first = entries[0]!
     const args = syncArgs(
-      { kind: first.kind, windowMs: first.windowMs, keys, deltas },
+      { kind: first.kind, windowMs: first.windowMs, keys, units: entries },
       { binary: runner.binary, now, grace: EXPIRY_GRACE_MS },
     )
     calls[g] = { entries, reply: runner.run(SYNC, count, args, timing) }
@@ -98,7 +98,7 @@ export function landCall(
         const entry = entries[i]!
         if (entry.detached) entry.landedForgotten()
         else {
-          reply.read(i, entry.known)
+          reply.read(i, entry.slab.ledger, entry.ledgerAt + LEDGER.KNOWN)
           entry.synced()
           parts.read?.(entry)
         }

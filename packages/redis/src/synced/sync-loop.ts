@@ -64,7 +64,7 @@ export class SyncLoop {
     return new Promise((resolve) => {
       if (entry.waiters) entry.waiters.push(resolve)
       else entry.waiters = [resolve]
-      if (entry.inflight || entry.reading) return // the call carrying it releases it
+      if (entry.inFlight || entry.reading) return // the call carrying it releases it
       entry.reading = true
       this.reads.push(entry)
       if (this.readScheduled) return
@@ -72,7 +72,7 @@ export class SyncLoop {
       queueMicrotask(() => {
         this.readScheduled = false
         for (const e of this.reads) e.reading = false
-        const batch = this.reads.filter((e) => !e.inflight && !e.detached && e.waiters)
+        const batch = this.reads.filter((e) => !e.inFlight && !e.detached && e.waiters)
         this.reads = []
         this.fly(batch)
       })
@@ -129,8 +129,8 @@ export class SyncLoop {
   private startRegular(): Promise<void> {
     this.clearTimer()
     // A key still in a read's call waits for the next sync.
-    const waiting = this.queue.filter((entry) => entry.inflight && !entry.detached)
-    const batch = this.queue.filter((entry) => !entry.inflight && !entry.detached)
+    const waiting = this.queue.filter((entry) => entry.inFlight && !entry.detached)
+    const batch = this.queue.filter((entry) => !entry.inFlight && !entry.detached)
     for (const entry of batch) entry.queued = false
     this.queue = waiting
     const since = this.queuedSince

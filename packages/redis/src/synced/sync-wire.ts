@@ -1,5 +1,11 @@
-import type { WindowDeltas } from './window-deltas.js'
+import { deltaAt, latestDeltaStart } from './window-deltas.js'
 import type { WindowKind } from './window-kinds.js'
+
+/** Where one key's units to send are: window deltas (see `DELTAS`) at `carriedAt` of `ledger`. */
+export interface CarriedUnits {
+  readonly ledger: Float64Array
+  readonly carriedAt: number
+}
 
 /** One sync call's keys: one Cluster slot, one algorithm (see the SYNC script for the format). */
 export interface SyncGroup {
@@ -7,7 +13,7 @@ export interface SyncGroup {
   readonly windowMs: number
   readonly keys: readonly string[]
   /** Each key's units to add, by window. */
-  readonly deltas: readonly WindowDeltas[]
+  readonly units: readonly CarriedUnits[]
 }
 
 /** KEYS then ARGV of one sync call, in one array (`group.keys` itself, which it takes over). */
@@ -17,10 +23,8 @@ export function syncArgs(
 ): string[] {
   // The current window is the latest any key has units in; only it and the one before still count.
   let current = Number.NEGATIVE_INFINITY
-  for (const deltas of group.deltas) {
-    if (deltas.a !== 0 && deltas.aStart > current) current = deltas.aStart
-    if (deltas.b !== 0 && deltas.bStart > current) current = deltas.bStart
-  }
+  for (const { ledger, carriedAt } of group.units)
+    current = Math.max(current, latestDeltaStart(ledger, carriedAt))
   if (current === Number.NEGATIVE_INFINITY) current = 0
   const previous = current - group.windowMs
   const args = group.keys
@@ -33,12 +37,13 @@ export function syncArgs(
     String(previous),
     String(current),
   )
-  const all = group.deltas
+  const all = group.units
   // Numbers joined at once: one string, and no string of its own per number.
   const units: number[] = new Array(2 * all.length)
   for (let i = 0; i < all.length; i++) {
-    units[2 * i] = all[i]!.at(current)
-    units[2 * i + 1] = all[i]!.at(previous)
+    const { ledger, carriedAt } = all[i]!
+    units[2 * i] = deltaAt(ledger, carriedAt, current)
+    units[2 * i + 1] = deltaAt(ledger, carriedAt, previous)
   }
   args.push(units.join(' '))
   return args
@@ -61,8 +66,8 @@ const textState = (part: unknown, size: number): number[] | undefined => {
 /** A sync reply, checked: the clock the script used, and each key's state, written into a target on demand. */
 export interface SyncReply {
   readonly now: number
-  /** Write key `i`'s state (all zeros: it holds nothing) into `target`. */
-  read(i: number, target: Float64Array): void
+  /** Write key `i`'s state (all zeros: it holds nothing) into `target` at offset `at`. */
+  read(i: number, target: Float64Array, at: number): void
 }
 
 /** Check a sync reply for `count` keys of `kind`; throws (the call then counts as failed) on anything unexpected. */
@@ -80,8 +85,8 @@ export function parseSyncReply(reply: unknown, count: number, kind: WindowKind, 
     if (!LITTLE_ENDIAN) {
       return {
         now,
-        read(i, target) {
-          for (let j = 0; j < size; j++) target[j] = states.readDoubleLE((i * size + j) * 8)
+        read(i, target, at) {
+          for (let j = 0; j < size; j++) target[at + j] = states.readDoubleLE((i * size + j) * 8)
         },
       }
     }
@@ -91,13 +96,13 @@ export function parseSyncReply(reply: unknown, count: number, kind: WindowKind, 
     new Uint8Array(doubles.buffer).set(states)
     return {
       now,
-      read(i, target) {
-        for (let j = 0, at = i * size; j < size; j++) target[j] = doubles[at + j]!
+      read(i, target, at) {
+        for (let j = 0, from = i * size; j < size; j++) target[at + j] = doubles[from + j]!
       },
     }
   }
   if (reply.length !== count + 1) throw unexpected(`${reply.length - 1} states for ${count} keys`)
   const states = reply.slice(1).map((part) => textState(part, size))
   if (states.some((state) => state === undefined)) throw unexpected('a state that is not numbers')
-  return { now, read: (i, target) => target.set(states[i]!) }
+  return { now, read: (i, target, at) => target.set(states[i]!, at) }
 }

@@ -1,35 +1,51 @@
 import type { Algorithm } from '@floodgate/core'
-import { KeyBudget } from './key-budget.js'
-import { KeyFlight } from './key-flight.js'
-import { KeyPending } from './key-pending.js'
+import {
+  addPending,
+  LEDGER,
+  LEDGER_WIDTH,
+  type LedgerKey,
+  land,
+  mergeDeltas,
+  pendingAt,
+  pendingEmpty,
+  putBack,
+  startLedger,
+  takeOff,
+} from './key-ledger.js'
 import { KeySlab, NUMBER } from './key-slab.js'
-import type { WindowDeltas } from './window-deltas.js'
+import { addDelta, deltaAt } from './window-deltas.js'
 import type { WindowKind } from './window-kinds.js'
 
+const { KNOWN, BEFORE, PENDING_START, CARRIED, BEHIND, FLYING, SENDS } = LEDGER
+const { BUDGET_START, BUDGET_CAP, BUDGET_ONLINE, BUDGET_SHARES } = LEDGER
+
 /**
- * One key of one algorithm as a process sees it.
+ * One key of one algorithm as a process sees it. Its numbers are kept in its slab, at offset `at` of `slab.data`
+ * (the view and what a decision on the slab alone needs, `NUMBER`) and at `ledgerAt` of `slab.ledger` (the rest,
+ * `LEDGER`); the object holds what is not a number.
  *
- * - `known`: the key's state in Redis as last read, plus what this process admitted through Redis since.
- * - pending: units this process admitted locally and has not sent (`pending`, the latest window's on the slab:
- *   a decision adds to them); `inflight`: the units of the sync in flight (`flight`, with what Redis admitted
- *   behind it).
- * - the view = known + inflight + pending: what local decisions run the algorithm on, at offset `at` of its
- *   algorithm's slab (`slab.data`).
+ * - known: the key's state in Redis as last read, plus what this process admitted through Redis since.
+ * - pending: units this process admitted locally and has not sent (the latest window's on the slab, where a
+ *   decision adds to them; older windows' in the ledger); in flight: the units of the sync in flight (with what
+ *   Redis admitted behind it).
+ * - the view = known + in flight + pending: what local decisions run the algorithm on.
  * - unacknowledged units (`unackedAt`): those admitted locally (less those given back) that no reply has
  *   acknowledged yet, the pending ones and those in flight: what the allowance granted by the last reply covers.
+ * - the budget: in its window (on the slab, `NUMBER.START`), decided online or not with allowances divided by a
+ *   number of shares, at most a cap of unacknowledged units (the allowance as last computed: a lower bound of what
+ *   it is later in the window, as it only grows with time there). Anything that changes what the allowance is
+ *   computed from resets it (the window set to NaN).
  *
- * A decision its budget covers is made on the slab alone (`decideCovered`); the numbers it needs are kept there
- * (`NUMBER`) and set again after every change here (`refresh`).
+ * A decision its budget covers is made on the slab alone (`decideCovered`); the numbers it needs are set again
+ * after every change here (`refresh`).
  */
-export class SyncedKey {
+export class SyncedKey implements LedgerKey {
   /** Where its view is in `slab.data`; its numbers (see `NUMBER`) follow it there. */
   at: number
-  readonly known: Float64Array
-  private readonly pending = new KeyPending(this)
+  /** Where its numbers are in `slab.ledger` (see `LEDGER`). */
+  ledgerAt: number
   private isRead = false
-  private readonly flight = new KeyFlight()
-  /** The budget of the window starting at `budgetStart` (NaN: none). */
-  private readonly budget = new KeyBudget()
+  private isQueued = false
   /** Which sync calls it can go in (its Redis Cluster slot and its algorithm), once asked for. */
   callGroup: string | undefined
   /** Whether it is about to be read on its own (a new key). */
@@ -46,23 +62,25 @@ export class SyncedKey {
     readonly kind: WindowKind,
     public slab: KeySlab,
   ) {
-    this.known = new Float64Array(kind.stateSize)
     this.at = slab.allocate()
-    this.budgetStart = Number.NaN
+    this.ledgerAt = slab.ledgerOf(this.at)
+    startLedger(slab.ledger, this.ledgerAt)
     this.refresh()
   }
 
   /**
-   * Move the view and numbers into a slab of its own, when the key is forgotten: its slot in the shared slab is
-   * then free for another key, and whatever is still done to this one (a failed sync's units made pending
-   * again, say) cannot write into that key's numbers.
+   * Move its numbers into a slab of its own, when the key is forgotten: its slot in the shared slab is then free
+   * for another key, and whatever is still done to this one (a failed sync's units made pending again, say)
+   * cannot write into that key's numbers.
    */
   moveToOwnSlab(): void {
     const own = new KeySlab(this.slab.stateSize, 1)
     const at = own.allocate()
     own.data.set(this.slab.data.subarray(this.at, this.at + own.width), at)
+    own.ledger.set(this.slab.ledger.subarray(this.ledgerAt, this.ledgerAt + LEDGER_WIDTH), own.ledgerOf(at))
     this.slab = own
     this.at = at
+    this.ledgerAt = own.ledgerOf(at)
   }
 
   /**
@@ -74,54 +92,45 @@ export class SyncedKey {
     return this.isRead
   }
 
-  /** Whether it is queued for the next sync (kept on the slab: a decision there queues a key that is not). */
+  /** Whether it is queued for the next sync. */
   get queued(): boolean {
-    return this.slab.data[this.numbersAt + NUMBER.QUEUED] === 1
+    return this.isQueued
   }
 
   set queued(queued: boolean) {
-    this.slab.data[this.numbersAt + NUMBER.QUEUED] = queued ? 1 : 0
+    this.isQueued = queued
+    this.refresh()
   }
 
-  /** The units of the sync in flight, if one is. */
-  get inflight(): WindowDeltas | undefined {
-    return this.flight.units
+  /** Whether a sync carries it now. */
+  get inFlight(): boolean {
+    return this.slab.ledger[this.ledgerAt + FLYING] === 1
   }
 
   /** How many syncs have carried the key: the number of the one in flight, while one is. */
   get sends(): number {
-    return this.flight.sends
+    return this.slab.ledger[this.ledgerAt + SENDS]!
   }
 
-  /** Where its numbers (see `NUMBER`) are in `slab.data`: right after its view. */
-  private get numbersAt(): number {
-    return this.at + this.slab.stateSize
+  /** Its slab's ledger (see `LEDGER`). */
+  get ledger(): Float64Array {
+    return this.slab.ledger
+  }
+
+  /** Where the units of the sync in flight are in `ledger` (window deltas, see `DELTAS`). */
+  get carriedAt(): number {
+    return this.ledgerAt + CARRIED
   }
 
   get windowMs(): number {
     return this.algorithm.windowMs
   }
 
-  private get budgetStart(): number {
-    return this.slab.data[this.numbersAt + NUMBER.START]!
-  }
-
-  private set budgetStart(start: number) {
-    this.slab.data[this.numbersAt + NUMBER.START] = start
-  }
-
-  /** Pending units of the latest pending window (see {@link KeyPending}), kept on the slab. */
-  get pendingUnits(): number {
-    return this.slab.data[this.numbersAt + NUMBER.PENDING]!
-  }
-
-  set pendingUnits(units: number) {
-    this.slab.data[this.numbersAt + NUMBER.PENDING] = units
-  }
-
   /** Units admitted locally in the window starting at `start` that no reply has acknowledged yet. */
   unackedAt(start: number): number {
-    return this.pending.at(start) + (this.flight.units?.at(start) ?? 0)
+    const ledger = this.slab.ledger
+    const carried = ledger[this.ledgerAt + FLYING] === 1 ? deltaAt(ledger, this.ledgerAt + CARRIED, start) : 0
+    return pendingAt(this, start) + carried
   }
 
   /**
@@ -133,37 +142,48 @@ export class SyncedKey {
     return (
       t >= start &&
       t < start + this.windowMs &&
-      this.budget.madeFor(online, shares) &&
-      cost <= this.budget.cap - this.unackedAt(start)
+      this.budgetMadeFor(online, shares) &&
+      cost <= this.slab.ledger[this.ledgerAt + BUDGET_CAP]! - this.unackedAt(start)
     )
   }
 
-  /** The budget of the window starting at `start`: at most `cap` units unacknowledged (see {@link KeyBudget}). */
+  /** The budget of the window starting at `start`: at most `cap` units unacknowledged. */
   setBudget(start: number, cap: number, online: boolean, shares: number): void {
+    const ledger = this.slab.ledger
     this.budgetStart = start
-    this.budget.cap = cap
-    this.budget.online = online
-    this.budget.shares = shares
+    ledger[this.ledgerAt + BUDGET_CAP] = cap
+    ledger[this.ledgerAt + BUDGET_ONLINE] = online ? 1 : 0
+    ledger[this.ledgerAt + BUDGET_SHARES] = shares
+    this.refresh()
+  }
+
+  /**
+   * Move the view into the window starting at `start` (the window of a decision being made) when it is older, so
+   * that decisions there can be made on the slab alone before any admission has moved it (see `refresh`).
+   */
+  rollTo(start: number): void {
+    if (!(this.slab.data[this.at]! < start)) return
+    this.kind.roll(this.slab.data, this.at, start, this.windowMs)
     this.refresh()
   }
 
   /** `amount` units admitted locally within the budget (its window is current). */
   admittedInBudget(amount: number): void {
-    this.pending.add(this.budgetStart, amount)
+    addPending(this, this.budgetStart, amount)
     this.refresh()
   }
 
   /** Units admitted locally at window `start` (the view already counts them). */
   admitted(start: number, amount: number): void {
     if (start !== this.budgetStart) this.budgetStart = Number.NaN
-    this.pending.add(start, amount)
+    addPending(this, start, amount)
     this.refresh()
   }
 
   /** Units given back locally at window `start` (the view already lost them): the budget is computed anew. */
   refunded(start: number, amount: number): void {
     this.budgetStart = Number.NaN
-    this.pending.add(start, -amount)
+    addPending(this, start, -amount)
     this.refresh()
   }
 
@@ -175,73 +195,112 @@ export class SyncedKey {
   admittedInRedis(start: number, amount: number, behind: number | undefined): void {
     this.budgetStart = Number.NaN
     this.refresh()
-    this.kind.merge(this.known, 0, start, amount, this.windowMs)
-    this.flight.admittedBehind(start, amount, behind)
+    const { ledger } = this.slab
+    this.kind.merge(ledger, this.ledgerAt + KNOWN, start, amount, this.windowMs)
+    if (behind !== undefined && this.inFlight && behind === this.sends) {
+      addDelta(ledger, this.ledgerAt + BEHIND, start, amount)
+    }
   }
 
   /** Whether it has no units to send. */
   get pendingEmpty(): boolean {
-    return this.pending.empty
+    return pendingEmpty(this)
   }
 
-  /** A sync takes the pending units. */
-  sent(): WindowDeltas {
-    const deltas = this.flight.start()
-    this.pending.takeInto(deltas)
+  /** A sync takes the pending units: they are its units in flight now (at `carriedAt`). */
+  sent(): void {
+    takeOff(this)
     this.refresh()
-    return deltas
   }
 
-  /** The sync in flight read the key's state back (`known` holds it now): it now knows what Redis holds. */
+  /** The sync in flight read the key's state back (into `KNOWN`): it now knows what Redis holds. */
   synced(): void {
     this.budgetStart = Number.NaN
     this.isRead = true
     // What Redis admitted behind the sync is not in what it read.
-    this.flight.end((start, amount) => this.kind.merge(this.known, 0, start, amount, this.windowMs))
+    const { ledger, ledgerAt } = this
+    mergeDeltas(this.kind, this.windowMs, ledger, ledgerAt + KNOWN, ledger, ledgerAt + BEHIND)
+    land(this)
     this.rebuildView()
     this.refresh()
   }
 
   /** The sync in flight landed on a key forgotten meanwhile: its units are in Redis; what it read is not used. */
   landedForgotten(): void {
-    this.flight.end()
+    land(this)
     this.refresh()
   }
 
   /** The sync in flight failed: its units are pending again. */
   unsent(): void {
-    const units = this.flight.units
-    // What Redis admitted behind it is in `known` already, and no read replaces it.
-    this.flight.end()
-    units?.forEach((start, amount) => {
-      this.pending.add(start, amount)
-    })
+    // What Redis admitted behind it is in `KNOWN` already, and no read replaces it.
+    putBack(this)
+    land(this)
     this.refresh()
   }
 
   /**
    * Set the numbers `decideCovered` works from: its cap on the pending units of the budget's window (the
    * budget's cap less what is in flight in that window), or -Infinity while a decision may not be made there
-   * alone: not read, a budget made offline or divided by other shares than the slab's, or none. When the
-   * budget's window is later than the latest pending one, that one's units become older pending ones first, so
-   * that the budget's window is the pending one.
+   * alone: not read, not queued for the next sync (the first decision after a sync queues it), a budget made
+   * offline or divided by other shares than the slab's, none, or one for another window than the view's (a
+   * decision on the slab alone checks the view's window). When the budget's window is later than the latest
+   * pending one, that one's units become older pending ones first, so that the budget's window is the pending
+   * one.
    */
   refresh(): void {
     const start = this.budgetStart
+    const { ledger, data, shares } = this.slab
     let cap = Number.NEGATIVE_INFINITY
-    if (this.isRead && this.budget.madeFor(true, this.slab.shares) && !Number.isNaN(start)) {
-      if (Number.isNaN(this.pending.start) || start > this.pending.start) this.pending.add(start, 0)
-      if (start === this.pending.start) cap = this.budget.cap - (this.flight.units?.at(start) ?? 0)
+    if (this.isRead && this.isQueued && this.budgetMadeFor(true, shares) && data[this.at] === start) {
+      const pendingStart = ledger[this.ledgerAt + PENDING_START]!
+      if (Number.isNaN(pendingStart) || start > pendingStart) addPending(this, start, 0)
+      if (start === ledger[this.ledgerAt + PENDING_START]) {
+        cap =
+          ledger[this.ledgerAt + BUDGET_CAP]! - (this.inFlight ? deltaAt(ledger, this.carriedAt, start) : 0)
+      }
     }
-    this.slab.data[this.numbersAt + NUMBER.CAP] = cap
+    data[this.numbersAt + NUMBER.CAP] = cap
   }
 
+  /** Where its numbers (see `NUMBER`) are in `slab.data`: right after its view. */
+  private get numbersAt(): number {
+    return this.at + this.slab.stateSize
+  }
+
+  private get budgetStart(): number {
+    return this.slab.ledger[this.ledgerAt + BUDGET_START]!
+  }
+
+  private set budgetStart(start: number) {
+    this.slab.ledger[this.ledgerAt + BUDGET_START] = start
+  }
+
+  /** Pending units of the latest pending window, kept on the slab. */
+  get pendingUnits(): number {
+    return this.slab.data[this.numbersAt + NUMBER.PENDING]!
+  }
+
+  set pendingUnits(units: number) {
+    this.slab.data[this.numbersAt + NUMBER.PENDING] = units
+  }
+
+  /** Whether a decision `online`, with allowances divided by `shares`, would have made the budget. */
+  private budgetMadeFor(online: boolean, shares: number): boolean {
+    const ledger = this.slab.ledger
+    return (
+      ledger[this.ledgerAt + BUDGET_ONLINE] === (online ? 1 : 0) &&
+      ledger[this.ledgerAt + BUDGET_SHARES] === shares
+    )
+  }
+
+  /** The view: known, with the pending units (the older windows first) merged in. */
   private rebuildView(): void {
-    const { kind, at } = this
-    const view = this.slab.data
-    view.set(this.known, at)
-    this.pending.forEach((start, amount) => {
-      kind.merge(view, at, start, amount, this.windowMs)
-    })
+    const { kind, at, slab } = this
+    const view = slab.data
+    for (let i = 0; i < slab.stateSize; i++) view[at + i] = slab.ledger[this.ledgerAt + KNOWN + i]!
+    mergeDeltas(kind, this.windowMs, view, at, slab.ledger, this.ledgerAt + BEFORE)
+    const units = this.pendingUnits
+    if (units !== 0) kind.merge(view, at, slab.ledger[this.ledgerAt + PENDING_START]!, units, this.windowMs)
   }
 }

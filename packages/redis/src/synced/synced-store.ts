@@ -4,7 +4,7 @@ import { ScriptRunner } from '../script-runner.js'
 import type { RedisStore } from '../store.js'
 import { storeMetricsOf } from '../store-metrics-of.js'
 import { type Fleet, fleetOf } from './fleet.js'
-import { decideCovered, isQueued } from './key-slab.js'
+import { decideCovered } from './key-slab.js'
 import { KeyTable } from './key-table.js'
 import { LocalDecider } from './local-decider.js'
 import {
@@ -49,6 +49,8 @@ export class SyncedStore implements Store {
   private readonly decider: LocalDecider
   private readonly counters = emptyStats()
   private lastNow: number | undefined
+  /** Whether the latest decision was made on the server's clock (no time passed by the limiter). */
+  private onServerClock = false
   private closed = false
 
   constructor(options: SyncedStoreOptions) {
@@ -91,7 +93,7 @@ export class SyncedStore implements Store {
       loop: this.loop,
       stats: this.counters,
       time: (now) => this.timeOf(now),
-      serverTime: () => (this.lastNow === undefined ? this.serverClock.now() : undefined),
+      serverTime: () => (this.onServerClock ? this.serverClock.now() : undefined),
       again: (algorithm, key, cost, now) => this.consume(algorithm, key, cost, now),
     })
     if (this.fleet.counting) void this.loop.heartbeat()
@@ -129,7 +131,6 @@ export class SyncedStore implements Store {
       const covered = online ? decideCovered(slab!, at, algorithm, cost, t) : undefined
       if (covered) {
         this.counters.local++
-        if (!isQueued(slab!, at)) this.loop.enqueue(slab!.entryAt(at))
         return covered
       }
       const entry = slab!.entryAt(at)
@@ -230,6 +231,7 @@ export class SyncedStore implements Store {
 
   /** The decision time: the limiter's when it passes one, else the Redis server's clock as estimated here. */
   private timeOf(now: number | undefined): number {
+    this.onServerClock = now === undefined
     if (now === undefined) return this.serverClock.now()
     this.lastNow = now
     return now

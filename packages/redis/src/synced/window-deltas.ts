@@ -1,61 +1,72 @@
 /**
- * Units counted per window start and not yet in Redis. At most two windows matter (the current one and, for a
- * sliding window counter, the one before it), so two slots: B holds the latest window, A the one before. A
- * delta for a window older than both is dropped, as Redis would drop it. Plain number fields: a decision adds
- * to it, so it is kept one pointer away from its key.
+ * Units counted per window start and not yet in Redis, kept as four numbers at offset `at` of a buffer (a key's
+ * ledger, see `LEDGER`). At most two windows matter (the current one and, for a sliding window counter, the one
+ * before it), so two slots: B holds the latest window, A the one before; a start of NaN marks a free slot. A
+ * delta for a window older than both is dropped, as Redis would drop it. Plain functions over the numbers: a key
+ * keeps several of these side by side in one buffer, not one object each.
  */
-export class WindowDeltas {
-  /** Slot A (older): its window start (NaN: free) and units. */
-  aStart = Number.NaN
-  a = 0
-  /** Slot B (latest): its window start (NaN: free) and units. */
-  bStart = Number.NaN
-  b = 0
+export const DELTAS = {
+  /** Slot A (older): its window start, and its units. */
+  A_START: 0,
+  A: 1,
+  /** Slot B (latest): its window start, and its units. */
+  B_START: 2,
+  B: 3,
+} as const
+/** How many numbers one record of window deltas takes. */
+export const DELTAS_WIDTH = 4
 
-  get empty(): boolean {
-    return this.a === 0 && this.b === 0
-  }
+const { A_START, A, B_START, B } = DELTAS
 
-  add(start: number, amount: number): void {
-    if (amount === 0) return
-    if (this.bStart === start) this.b += amount
-    else if (this.aStart === start) this.a += amount
-    else if (Number.isNaN(this.bStart)) {
-      this.bStart = start
-      this.b = amount
-    } else if (start > this.bStart) {
-      this.aStart = this.bStart
-      this.a = this.b
-      this.bStart = start
-      this.b = amount
-    } else if (Number.isNaN(this.aStart) || start > this.aStart) {
-      this.aStart = start
-      this.a = amount
-    }
-    // Older than both slots: it no longer counts anywhere.
-  }
+/** Empty the record at `at`. */
+export function clearDeltas(d: Float64Array, at: number): void {
+  d[at + A_START] = Number.NaN
+  d[at + A] = 0
+  d[at + B_START] = Number.NaN
+  d[at + B] = 0
+}
 
-  /** Add every delta of `other` into this one. */
-  addAll(other: WindowDeltas): void {
-    if (other.a !== 0) this.add(other.aStart, other.a)
-    if (other.b !== 0) this.add(other.bStart, other.b)
-  }
+/** Whether the record at `at` holds no units. */
+export function deltasEmpty(d: Float64Array, at: number): boolean {
+  return d[at + A] === 0 && d[at + B] === 0
+}
 
-  /** Units in the window starting at `start` (0 when neither slot holds it). */
-  at(start: number): number {
-    return this.bStart === start ? this.b : this.aStart === start ? this.a : 0
+/** Add `amount` units counted in the window starting at `start` to the record at `at`. */
+export function addDelta(d: Float64Array, at: number, start: number, amount: number): void {
+  if (amount === 0) return
+  const bStart = d[at + B_START]!
+  if (bStart === start) d[at + B] = d[at + B]! + amount
+  else if (d[at + A_START] === start) d[at + A] = d[at + A]! + amount
+  else if (Number.isNaN(bStart)) {
+    d[at + B_START] = start
+    d[at + B] = amount
+  } else if (start > bStart) {
+    d[at + A_START] = bStart
+    d[at + A] = d[at + B]!
+    d[at + B_START] = start
+    d[at + B] = amount
+  } else if (Number.isNaN(d[at + A_START]!) || start > d[at + A_START]!) {
+    d[at + A_START] = start
+    d[at + A] = amount
   }
+  // Older than both slots: it no longer counts anywhere.
+}
 
-  /** Call `apply(start, amount)` for each non-zero delta, the older window first. */
-  forEach(apply: (start: number, amount: number) => void): void {
-    if (this.a !== 0) apply(this.aStart, this.a)
-    if (this.b !== 0) apply(this.bStart, this.b)
-  }
+/** Add every unit of the record at `from` into the record at `at` (both in `d`). */
+export function addAllDeltas(d: Float64Array, at: number, from: number): void {
+  if (d[from + A] !== 0) addDelta(d, at, d[from + A_START]!, d[from + A]!)
+  if (d[from + B] !== 0) addDelta(d, at, d[from + B_START]!, d[from + B]!)
+}
 
-  clear(): void {
-    this.aStart = Number.NaN
-    this.a = 0
-    this.bStart = Number.NaN
-    this.b = 0
-  }
+/** Units of the record at `at` in the window starting at `start` (0 when neither slot holds it). */
+export function deltaAt(d: Float64Array, at: number, start: number): number {
+  return d[at + B_START] === start ? d[at + B]! : d[at + A_START] === start ? d[at + A]! : 0
+}
+
+/** The latest window the record at `at` has units in, or -Infinity. */
+export function latestDeltaStart(d: Float64Array, at: number): number {
+  let latest = Number.NEGATIVE_INFINITY
+  if (d[at + A] !== 0 && d[at + A_START]! > latest) latest = d[at + A_START]!
+  if (d[at + B] !== 0 && d[at + B_START]! > latest) latest = d[at + B_START]!
+  return latest
 }

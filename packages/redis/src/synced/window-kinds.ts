@@ -20,6 +20,11 @@ export interface WindowKind {
   merge(state: Float64Array, at: number, start: number, amount: number, windowMs: number): void
   /** How many units the state at offset `at` of `state` counts against the limit at `now`. */
   used(state: Float64Array, at: number, now: number, windowMs: number): number
+  /**
+   * Move the state at offset `at` of `state` into the window starting at `start` when its own is older: the same
+   * counts at every moment of that window, as the algorithm's next admission there would leave them.
+   */
+  roll(state: Float64Array, at: number, start: number, windowMs: number): void
 }
 
 const fixedWindow: WindowKind = {
@@ -34,6 +39,11 @@ const fixedWindow: WindowKind = {
     }
   },
   used: (s, at, now, w) => (s[at] === Math.floor(now / w) * w ? s[at + 1]! : 0),
+  roll(s, at, start, _w) {
+    if (!(s[at]! < start)) return
+    s[at] = start
+    s[at + 1] = 0
+  },
 }
 
 const slidingWindowCounter: WindowKind = {
@@ -61,6 +71,13 @@ const slidingWindowCounter: WindowKind = {
       prev = s[at + 1]!
     }
     return curr + (prev * (w - (now - start))) / w
+  },
+  roll(s, at, start, w) {
+    const stored = s[at]!
+    if (!(stored < start)) return
+    s[at + 2] = stored === start - w ? s[at + 1]! : 0
+    s[at + 1] = 0
+    s[at] = start
   },
 }
 
