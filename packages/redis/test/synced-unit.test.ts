@@ -110,6 +110,23 @@ describe('SyncedStore: options and algorithms', () => {
       expect(await client.script('LOAD', script.source), script.name).toBe(script.sha)
     }
   })
+
+  it('the sync script refuses units that are not two numbers per key, and writes nothing', async () => {
+    const sync = SYNCED_SCRIPTS.find((script) => script.name === 'synced_sync')!
+    const keys = [`${prefix}:wire:a`, `${prefix}:wire:b`]
+    const head = ['b', String(start), '2000', 'fw', '60000', String(start - 60_000), String(start)]
+    await expect(client.eval(sync.source, 2, ...keys, ...head, '3 0 4')).rejects.toThrow(
+      /3 unit counts for 2 keys \(two per key\)/,
+    )
+    await expect(client.eval(sync.source, 2, ...keys, ...head, '3 0 x 0')).rejects.toThrow(
+      /a unit count that is not a number: x/,
+    )
+    expect(await client.exists(...keys)).toBe(0)
+    // Well formed, the same call adds the units: the current window's first, then the previous one's.
+    await client.eval(sync.source, 2, ...keys, ...head, '3 0 4 0')
+    expect((await client.getBuffer(keys[1]!))?.readDoubleLE(8)).toBe(4)
+    await client.del(...keys)
+  })
 })
 
 describe('SyncedStore: one process decides as the algorithm does', () => {
@@ -178,6 +195,31 @@ describe('SyncedStore: syncs', () => {
     expect(peeked).toMatchObject({ remaining: 89 })
     expect(peeked.source).toBeUndefined()
     expect(timers.pending).toEqual([50]) // a peek asks for a fresh total at the next sync
+  })
+
+  it("on the Redis server's clock (no time passed): every sync's read makes the budgets, and each key admits exactly its limit", async () => {
+    const timers = manualTimers()
+    const store = new SyncedStore({
+      store: new RedisStore({ client, prefix: `${prefix}:server-clock`, failMode: 'closed' }),
+      timers,
+      processes: 1,
+    })
+    stores.push(store)
+    const limit = fixedWindow({ limit: 50, window: '1d' })
+    const allowed = { a: 0, b: 0 }
+    for (let round = 0; round < 6; round++) {
+      for (let i = 0; i < 15; i++) {
+        for (const key of ['a', 'b'] as const)
+          if ((await store.consume(limit, key, 1)).allowed) allowed[key]++
+      }
+      timers.fire()
+      await store.sync()
+    }
+    expect(allowed).toEqual({ a: 50, b: 50 })
+    for (const key of ['a', 'b']) {
+      expect((await client.getBuffer(store.store.keyOf(limit, key)))?.readDoubleLE(8)).toBe(50)
+    }
+    expect(store.stats.local).toBeGreaterThan(store.stats.exact)
   })
 
   it("merges the totals of several processes: each reads the others' counts back", async () => {

@@ -9,9 +9,10 @@ const RETRY_AFTER_FAILURE_MS = 1000
 const ONLINE_CHECK_EVERY = 64
 
 /**
- * Whether a SyncedStore may call Redis: the circuit over its client, asked once every 64 decisions and after
- * every failure. A failed call trips the circuit (on an outage), is counted in `metrics` (the wrapped
- * RedisStore's, when it has them) and is reported to `onError`, as the RedisStore reports its own.
+ * Whether a SyncedStore may call Redis: the circuit over its client, asked once every 64 decisions that the
+ * keys' budgets do not cover (a covered decision does not ask: see `SyncedStore.consume`) and after every
+ * failure. A failed call trips the circuit (on an outage), is counted in `metrics` (the wrapped RedisStore's,
+ * when it has them) and is reported to `onError`, as the RedisStore reports its own.
  */
 export class Reachability {
   private readonly store: RedisStore

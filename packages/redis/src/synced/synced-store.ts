@@ -126,15 +126,16 @@ export class SyncedStore implements Store {
     const slab = this.closed ? undefined : this.keys.slabOf(algorithm)
     const at = slab?.index.get(key)
     if (at !== undefined) {
-      const online = this.reach.online()
       const t = now === undefined ? this.serverClock.now() : this.timeOf(now)
-      const covered = online ? decideCovered(slab!, at, algorithm, cost, t) : undefined
+      // Whether Redis is reachable is not asked here: a budget made online covers what the key's last read left
+      // this process, which a sync failing since does not change (the long way, once it is spent, sees the outage).
+      const covered = decideCovered(slab!, at, algorithm, cost, t)
       if (covered) {
         this.counters.local++
         return covered
       }
       const entry = slab!.entryAt(at)
-      if (entry.wasRead) return this.decider.decide(entry, cost, now, online, t)
+      if (entry.wasRead) return this.decider.decide(entry, cost, now, this.reach.online(), t)
     }
     return this.consumeSlowly(algorithm, key, cost, now)
   }
