@@ -20,7 +20,7 @@ export const LEDGER = {
   KNOWN: 0,
   /** Pending units of windows older than the latest pending one (window deltas, `DELTAS`). */
   BEFORE: 3,
-  /** The window of the latest pending units, whose units are on the slab (`NUMBER.PENDING`); NaN: none. */
+  /** The window of the latest pending units (NaN: none). */
   PENDING_START: 3 + DELTAS_WIDTH,
   /** The units of the sync in flight (window deltas). */
   CARRIED: 4 + DELTAS_WIDTH,
@@ -38,9 +38,15 @@ export const LEDGER = {
   BUDGET_CAP: 7 + 3 * DELTAS_WIDTH,
   BUDGET_ONLINE: 8 + 3 * DELTAS_WIDTH,
   BUDGET_SHARES: 9 + 3 * DELTAS_WIDTH,
+  /**
+   * The latest pending window's units when the slab's room (`NUMBER.ROOM`) was last set, and that room
+   * (-Infinity: none): the units are these plus what decisions on the slab took off the room since.
+   */
+  PENDING_UNITS: 10 + 3 * DELTAS_WIDTH,
+  ROOM_SET: 11 + 3 * DELTAS_WIDTH,
 } as const
 /** How many numbers a key keeps in the ledger. */
-export const LEDGER_WIDTH = 10 + 3 * DELTAS_WIDTH
+export const LEDGER_WIDTH = 12 + 3 * DELTAS_WIDTH
 
 /** Set a new key's ledger numbers at `at` (the slot is zeroed): nothing pending, none in flight, no budget. */
 export function startLedger(ledger: Float64Array, at: number): void {
@@ -50,11 +56,12 @@ export function startLedger(ledger: Float64Array, at: number): void {
   clearDeltas(ledger, at + LEDGER.BEHIND)
   ledger[at + LEDGER.BUDGET_START] = Number.NaN
   ledger[at + LEDGER.BUDGET_ONLINE] = 1
+  ledger[at + LEDGER.ROOM_SET] = Number.NEGATIVE_INFINITY
 }
 
 /**
  * A key's numbers, as the functions below use them: its ledger and where its numbers start there, and the units
- * of its latest pending window, which are kept on the slab beside the view (`NUMBER.PENDING`).
+ * of its latest pending window (see `LEDGER.PENDING_UNITS`).
  */
 export interface LedgerKey {
   readonly ledger: Float64Array

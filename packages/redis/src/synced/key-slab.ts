@@ -3,23 +3,22 @@ import { LEDGER_WIDTH } from './key-ledger.js'
 import type { SyncedKey } from './synced-key.js'
 
 /**
- * The numbers a key keeps in the slab after its view (offsets from the view's end): what a decision covered by
- * the key's budget reads and writes, next to the view it decides on, so that such a decision touches one place
- * in memory and not the key's object. Two numbers: the budget's window is the view's own (the first number of
- * either window state is its window's start), as the cap is set only while they are the same. See
- * {@link SyncedKey} and {@link decideCovered}.
+ * The number a key keeps in the slab after its view (its offset from the view's end): what a decision covered by
+ * the key's budget reads and writes, next to the view it decides on, so that such a decision touches one place in
+ * memory and not the key's object. One number: the budget's window is the view's own (the first number of either
+ * window state is its window's start), as the room is set only while they are the same. See {@link SyncedKey}
+ * and {@link decideCovered}.
  */
 export const NUMBER = {
   /**
-   * The most the pending units of the view's window may reach, or -Infinity: no decision on the slab alone
-   * (set only while the budget is for the view's window).
+   * The units decisions on the slab alone may still admit in the view's window (the budget's cap less the
+   * window's unacknowledged units), or -Infinity: no decision on the slab alone. An admission there takes its
+   * cost off it.
    */
-  CAP: 0,
-  /** The pending units of the latest pending window (`SyncedKey.pendingUnits`). */
-  PENDING: 1,
+  ROOM: 0,
 } as const
 /** How many numbers a key keeps in the slab after its view. */
-export const KEY_NUMBERS = 2
+export const KEY_NUMBERS = 1
 
 /**
  * The keys of one algorithm in one process: their views and numbers in one flat buffer (as the MemoryStore
@@ -126,9 +125,8 @@ export class KeySlab {
 /**
  * Decide a request of `cost` at time `t` on the key at offset `at` of `slab` when its budget covers it and it
  * may be decided on the slab alone (see `SyncedKey.refresh`): `t` in the view's window (its state's first number
- * is the window's start), which the cap is for, and the pending units of that window, with `cost`, within the
- * cap. The algorithm decides on the view, and an admission adds to the pending units. Undefined when the long way
- * is needed.
+ * is the window's start), which the room is for, and `cost` within the room. The algorithm decides on the view,
+ * and an admission takes its cost off the room. Undefined when the long way is needed.
  */
 export function decideCovered(
   slab: KeySlab,
@@ -138,12 +136,11 @@ export function decideCovered(
   t: number,
 ): Decision | undefined {
   const data = slab.data
-  const n = at + slab.stateSize
+  const n = at + slab.stateSize + NUMBER.ROOM
   const start = data[at]!
-  const pending = data[n + NUMBER.PENDING]!
-  if (!(t >= start && t - start < algorithm.windowMs && pending + cost <= data[n + NUMBER.CAP]!))
-    return undefined
+  const room = data[n]!
+  if (!(t >= start && t - start < algorithm.windowMs && cost <= room)) return undefined
   const decision = algorithm.consume(data, at, t, cost)
-  if (decision.allowed) data[n + NUMBER.PENDING] = pending + cost
+  if (decision.allowed) data[n] = room - cost
   return decision
 }

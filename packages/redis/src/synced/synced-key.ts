@@ -17,7 +17,9 @@ import { addDelta, deltaAt } from './window-deltas.js'
 import type { WindowKind } from './window-kinds.js'
 
 const { KNOWN, BEFORE, PENDING_START, CARRIED, BEHIND, FLYING, SENDS } = LEDGER
-const { BUDGET_START, BUDGET_CAP, BUDGET_ONLINE, BUDGET_SHARES } = LEDGER
+const { BUDGET_START, BUDGET_CAP, BUDGET_ONLINE, BUDGET_SHARES, PENDING_UNITS, ROOM_SET } = LEDGER
+/** Costs are whole multiples of 1/1024: a room made of such a cap holds every unit count exactly. */
+const UNIT = 1024
 
 /**
  * One key of one algorithm as a process sees it. Its numbers are kept in its slab, at offset `at` of `slab.data`
@@ -31,7 +33,7 @@ const { BUDGET_START, BUDGET_CAP, BUDGET_ONLINE, BUDGET_SHARES } = LEDGER
  * - the view = known + in flight + pending: what local decisions run the algorithm on.
  * - unacknowledged units (`unackedAt`): those admitted locally (less those given back) that no reply has
  *   acknowledged yet, the pending ones and those in flight: what the allowance granted by the last reply covers.
- * - the budget: in its window (on the slab, `NUMBER.START`), decided online or not with allowances divided by a
+ * - the budget: in its window (`LEDGER.BUDGET_START`), decided online or not with allowances divided by a
  *   number of shares, at most a cap of unacknowledged units (the allowance as last computed: a lower bound of what
  *   it is later in the window, as it only grows with time there). Anything that changes what the allowance is
  *   computed from resets it (the window set to NaN).
@@ -251,16 +253,20 @@ export class SyncedKey implements LedgerKey {
   refresh(): void {
     const start = this.budgetStart
     const { ledger, data, shares } = this.slab
-    let cap = Number.NEGATIVE_INFINITY
+    // Units counted from here on: those taken off the room so far become counted ones.
+    this.pendingUnits = this.pendingUnits
+    let room = Number.NEGATIVE_INFINITY
     if (this.isRead && this.isQueued && this.budgetMadeFor(true, shares) && data[this.at] === start) {
       const pendingStart = ledger[this.ledgerAt + PENDING_START]!
       if (Number.isNaN(pendingStart) || start > pendingStart) addPending(this, start, 0)
       if (start === ledger[this.ledgerAt + PENDING_START]) {
-        cap =
+        const cap =
           ledger[this.ledgerAt + BUDGET_CAP]! - (this.inFlight ? deltaAt(ledger, this.carriedAt, start) : 0)
+        room = Math.floor(cap * UNIT) / UNIT - this.pendingUnits
       }
     }
-    data[this.numbersAt + NUMBER.CAP] = cap
+    ledger[this.ledgerAt + ROOM_SET] = room
+    data[this.numbersAt + NUMBER.ROOM] = room
   }
 
   /** Where its numbers (see `NUMBER`) are in `slab.data`: right after its view. */
@@ -276,13 +282,24 @@ export class SyncedKey implements LedgerKey {
     this.slab.ledger[this.ledgerAt + BUDGET_START] = start
   }
 
-  /** Pending units of the latest pending window, kept on the slab. */
+  /**
+   * Pending units of the latest pending window: those counted when the slab's room was set, and what decisions on
+   * the slab took off it since.
+   */
   get pendingUnits(): number {
-    return this.slab.data[this.numbersAt + NUMBER.PENDING]!
+    const { ledger } = this.slab
+    const units = ledger[this.ledgerAt + PENDING_UNITS]!
+    const set = ledger[this.ledgerAt + ROOM_SET]!
+    return set === Number.NEGATIVE_INFINITY
+      ? units
+      : units + (set - this.slab.data[this.numbersAt + NUMBER.ROOM]!)
   }
 
+  /** Set them: the room is unchanged until `refresh`, which every change here ends with. */
   set pendingUnits(units: number) {
-    this.slab.data[this.numbersAt + NUMBER.PENDING] = units
+    const { ledger } = this.slab
+    ledger[this.ledgerAt + PENDING_UNITS] = units
+    ledger[this.ledgerAt + ROOM_SET] = this.slab.data[this.numbersAt + NUMBER.ROOM]!
   }
 
   /** Whether a decision `online`, with allowances divided by `shares`, would have made the budget. */
