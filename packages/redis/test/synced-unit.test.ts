@@ -200,7 +200,12 @@ describe('SyncedStore: syncs', () => {
   it("on the Redis server's clock (no time passed): every sync's read makes the budgets, and each key admits exactly its limit", async () => {
     const timers = manualTimers()
     const store = new SyncedStore({
-      store: new RedisStore({ client, prefix: `${prefix}:server-clock`, failMode: 'closed' }),
+      store: new RedisStore({
+        client,
+        prefix: `${prefix}:server-clock`,
+        failMode: 'closed',
+        timeoutMs: 10_000,
+      }),
       timers,
       processes: 1,
     })
@@ -220,6 +225,34 @@ describe('SyncedStore: syncs', () => {
       expect((await client.getBuffer(store.store.keyOf(limit, key)))?.readDoubleLE(8)).toBe(50)
     }
     expect(store.stats.local).toBeGreaterThan(store.stats.exact)
+  })
+
+  it("on the server's clock, a decision nearer either end of its window than the clock estimate's uncertainty is Redis's", async () => {
+    // A local clock that stands still while Redis answers: the estimate's round trip is 0, its uncertainty 1 ms.
+    const local = virtualClock(start)
+    const store = new SyncedStore({
+      // A bound on Redis calls no loaded machine reaches: a call timed out would be decided locally instead.
+      store: new RedisStore({ client, prefix: `${prefix}:edges`, failMode: 'closed', timeoutMs: 10_000 }),
+      clock: local.now,
+      timers: manualTimers(),
+      processes: 1,
+    })
+    stores.push(store)
+    const limit = fixedWindow({ limit: 1000, window: '10s' })
+    const first = await store.consume(limit, 'k', 1) // the read measures the server's clock
+    local.advance(first.resetMs - 0.5) // half a millisecond before the window ends, by this process's estimate
+    const atEnd = await store.consume(limit, 'k', 1)
+    expect(atEnd, JSON.stringify({ first, stats: store.stats })).toMatchObject({
+      allowed: true,
+      source: 'redis',
+    })
+    local.advance(0.5 + 0.5) // half a millisecond into the next window
+    expect(await store.consume(limit, 'k', 1)).toMatchObject({ allowed: true, source: 'redis' })
+    local.advance(2) // 2.5 ms in: past the uncertainty, decided here again
+    const inside = await store.consume(limit, 'k', 1)
+    expect(inside.allowed).toBe(true)
+    expect(inside.source).toBeUndefined()
+    expect(store.stats.exact).toBe(2)
   })
 
   it("merges the totals of several processes: each reads the others' counts back", async () => {

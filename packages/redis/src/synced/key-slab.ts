@@ -125,8 +125,9 @@ export class KeySlab {
 /**
  * Decide a request of `cost` at time `t` on the key at offset `at` of `slab` when its budget covers it and it
  * may be decided on the slab alone (see `SyncedKey.refresh`): `t` in the view's window (its state's first number
- * is the window's start), which the room is for, and `cost` within the room. The algorithm decides on the view,
- * and an admission takes its cost off the room. Undefined when the long way is needed.
+ * is the window's start), which the room is for, at least `edge` ms from either end of it (see
+ * `LocalDecider.decide`), and `cost` within the room. The algorithm decides on the view, and an admission takes
+ * its cost off the room. Undefined when the long way is needed.
  */
 export function decideCovered(
   slab: KeySlab,
@@ -134,12 +135,13 @@ export function decideCovered(
   algorithm: Algorithm,
   cost: number,
   t: number,
+  edge: number,
 ): Decision | undefined {
   const data = slab.data
   const n = at + slab.stateSize + NUMBER.ROOM
-  const start = data[at]!
+  const into = t - data[at]!
   const room = data[n]!
-  if (!(t >= start && t - start < algorithm.windowMs && cost <= room)) return undefined
+  if (!(into >= edge && into < algorithm.windowMs - edge && cost <= room)) return undefined
   const decision = algorithm.consume(data, at, t, cost)
   if (decision.allowed) data[n] = room - cost
   return decision

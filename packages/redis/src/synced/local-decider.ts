@@ -7,7 +7,7 @@ import type { SyncLoop } from './sync-loop.js'
 import type { SyncStats } from './sync-stats.js'
 import { type SyncedDecision, tagged } from './synced-decision.js'
 import type { SyncedKey } from './synced-key.js'
-import { windowStart } from './window-kinds.js'
+import { nearEdge, windowStart } from './window-kinds.js'
 
 /** What deciding from the allowance needs from its SyncedStore. */
 export interface LocalDeciderParts {
@@ -22,6 +22,8 @@ export interface LocalDeciderParts {
   time: (now: number | undefined) => number
   /** The Redis server's clock as estimated here, while decisions are made on it (the limiter passes no time). */
   serverTime: () => number | undefined
+  /** How near (ms) either end of its window a decision at `now` (the limiter's time, if any) goes to Redis. */
+  edge: (now: number | undefined) => number
   /** Decide from the start again (the key was reset or forgotten while a decision waited). */
   again: (
     algorithm: Algorithm,
@@ -53,6 +55,10 @@ export class LocalDecider {
     const { algorithm } = entry
     const { parts } = this
     if (!entry.queued) parts.loop.enqueue(entry)
+    // Near either end of a window on the server's clock, this process cannot tell which window Redis is in: a
+    // unit counted here in one window and there in the other would be missing from the total of one of them.
+    if (online && nearEdge(t, entry.windowMs, parts.edge(now)))
+      return this.decideInRedis(entry, cost, now, t, true)
     const shares = this.sharesOf(online)
     if (entry.covers(cost, t, online, shares)) {
       // The allowance, as last computed in this window, still covers it.
@@ -98,7 +104,9 @@ export class LocalDecider {
     entries: readonly SyncedKey[],
     items: readonly ConsumeItem[],
     t: number,
+    edge: number,
   ): Decision[] | undefined {
+    if (entries.some((entry) => nearEdge(t, entry.windowMs, edge))) return undefined
     const starts = entries.map((entry) => windowStart(t, entry.windowMs))
     const fits = entries.every(
       (entry, i) =>
@@ -162,12 +170,16 @@ export class LocalDecider {
     return online ? this.parts.fleet.shares : this.parts.fleet.processes
   }
 
-  /** Near the limit: the RedisStore's script decides; a failure there is decided locally instead. */
+  /**
+   * Near the limit, or near either end of a window (`atEdge`): the RedisStore's script decides; a failure there
+   * is decided locally instead.
+   */
   private decideInRedis(
     entry: SyncedKey,
     cost: number,
     now: number | undefined,
     t: number,
+    atEdge = false,
   ): Promise<SyncedDecision> {
     const { algorithm } = entry
     const { stats } = this.parts
@@ -183,6 +195,14 @@ export class LocalDecider {
           return this.decide(entry, cost, now, false)
         }
         if (!decision.allowed) return decision as SyncedDecision
+        if (atEdge) {
+          // Which window Redis counted it in is not known here: it is counted in the later of the two (the
+          // earlier one is over, or all but), and Redis's decision is the answer.
+          const later = windowStart(t + this.parts.edge(now), entry.windowMs)
+          entry.admittedInRedis(later, cost, behind)
+          entry.kind.merge(entry.slab.data, entry.at, later, cost, entry.windowMs)
+          return decision as SyncedDecision
+        }
         const start = windowStart(t, entry.windowMs)
         entry.admittedInRedis(start, cost, behind)
         const local = algorithm.consume(entry.slab.data, entry.at, t, cost)

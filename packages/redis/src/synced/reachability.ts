@@ -5,21 +5,16 @@ import type { ParsedSyncedOptions } from './options.js'
 
 /** After a failed sync, how long (ms) Redis is left alone before the next try (once the client is connected). */
 const RETRY_AFTER_FAILURE_MS = 1000
-/** How many decisions may use one reading of whether Redis is reachable. */
-const ONLINE_CHECK_EVERY = 64
-
 /**
- * Whether a SyncedStore may call Redis: the circuit over its client, asked once every 64 decisions that the
- * keys' budgets do not cover (a covered decision does not ask: see `SyncedStore.consume`) and after every
- * failure. A failed call trips the circuit (on an outage), is counted in `metrics` (the wrapped RedisStore's,
- * when it has them) and is reported to `onError`, as the RedisStore reports its own.
+ * Whether a SyncedStore may call Redis: the circuit over its client, asked by every sync and by every decision
+ * that the keys' budgets do not cover (a covered decision does not ask: see `SyncedStore.consume`). A failed
+ * call trips the circuit (on an outage), is counted in `metrics` (the wrapped RedisStore's, when it has them) and
+ * is reported to `onError`, as the RedisStore reports its own.
  */
 export class Reachability {
   private readonly store: RedisStore
   private readonly circuit: Circuit
   private readonly report: (failure: CallFailure, event: { keys: number; timedOut: boolean }) => void
-  private onlineNow = true
-  private checks = 0
 
   constructor(parts: {
     runner: ScriptRunner
@@ -34,15 +29,11 @@ export class Reachability {
 
   /** Whether Redis may be called now. */
   online(): boolean {
-    if (this.checks-- > 0) return this.onlineNow
-    this.checks = ONLINE_CHECK_EVERY
-    this.onlineNow = this.circuit.allows() && !this.store.degraded
-    return this.onlineNow
+    return this.circuit.allows() && !this.store.degraded
   }
 
   /** A call carrying `keys` keys failed. */
   failed(failure: CallFailure, keys: number): void {
-    this.checks = 0
     this.report(failure, { keys, timedOut: failure.timedOut })
   }
 }

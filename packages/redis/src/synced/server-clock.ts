@@ -11,6 +11,12 @@ const SAMPLES = 16
 export interface ServerClock {
   /** The Redis server's time, as this process estimates it, in ms. */
   now(): number
+  /**
+   * How far (ms) `now()` may be from the server's clock: half the round trip of the measurement it uses (the
+   * server read its clock somewhere within that trip), plus 1 ms for the whole-ms rounding and the local clock's
+   * tick. Infinity before the first measurement.
+   */
+  readonly uncertainty: number
   /** A call sent at local time `sentAt` and answered at `receivedAt` read `serverNow` on the server. */
   observe(sentAt: number, receivedAt: number, serverNow: number): void
 }
@@ -26,7 +32,8 @@ export function serverClock(local: Clock): ServerClock {
   // repeat the one before (the local clock moves once a millisecond).
   let readFrom = Number.NaN
   let last = Number.NEGATIVE_INFINITY
-  return {
+  const clock: { -readonly [K in keyof ServerClock]: ServerClock[K] } = {
+    uncertainty: Number.POSITIVE_INFINITY,
     now() {
       const t = local()
       if (t === readFrom) return last
@@ -42,6 +49,7 @@ export function serverClock(local: Clock): ServerClock {
       if (!measured) {
         measured = true
         offset = measuredOffset
+        clock.uncertainty = rtt / 2 + 1
         return
       }
       if (rtt < bestRtt) {
@@ -50,8 +58,10 @@ export function serverClock(local: Clock): ServerClock {
       }
       if (++samples < SAMPLES) return
       offset = bestOffset
+      clock.uncertainty = bestRtt / 2 + 1
       samples = 0
       bestRtt = Number.POSITIVE_INFINITY
     },
   }
+  return clock
 }

@@ -94,6 +94,7 @@ export class SyncedStore implements Store {
       stats: this.counters,
       time: (now) => this.timeOf(now),
       serverTime: () => (this.onServerClock ? this.serverClock.now() : undefined),
+      edge: (now) => this.edgeOf(now),
       again: (algorithm, key, cost, now) => this.consume(algorithm, key, cost, now),
     })
     if (this.fleet.counting) void this.loop.heartbeat()
@@ -129,7 +130,7 @@ export class SyncedStore implements Store {
       const t = now === undefined ? this.serverClock.now() : this.timeOf(now)
       // Whether Redis is reachable is not asked here: a budget made online covers what the key's last read left
       // this process, which a sync failing since does not change (the long way, once it is spent, sees the outage).
-      const covered = decideCovered(slab!, at, algorithm, cost, t)
+      const covered = decideCovered(slab!, at, algorithm, cost, t, this.edgeOf(now))
       if (covered) {
         this.counters.local++
         return covered
@@ -238,6 +239,15 @@ export class SyncedStore implements Store {
     return now
   }
 
+  /**
+   * How near (ms) either end of its window a decision at `now` is decided by Redis rather than locally: on the
+   * server's clock, as far as this process's estimate of it may be off (near an end, the process cannot tell
+   * which window Redis is in); none on the limiter's clock, which every call to Redis carries.
+   */
+  private edgeOf(now: number | undefined): number {
+    return now === undefined ? this.serverClock.uncertainty : 0
+  }
+
   /** Every item decided locally as one, or undefined when one of them needs Redis (or a read). */
   private consumeAllLocally(items: readonly ConsumeItem[], now: number | undefined): Decision[] | undefined {
     if (!this.reach.online()) return undefined
@@ -247,6 +257,6 @@ export class SyncedStore implements Store {
       if (entry instanceof Promise || !entry.wasRead || entries.includes(entry)) return undefined
       entries.push(entry)
     }
-    return this.decider.consumeAll(entries, items, this.timeOf(now))
+    return this.decider.consumeAll(entries, items, this.timeOf(now), this.edgeOf(now))
   }
 }

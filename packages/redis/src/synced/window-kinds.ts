@@ -89,6 +89,12 @@ const KINDS: Partial<Record<Algorithm['kind'], WindowKind>> = {
 /** The start of the aligned window `now` falls in. */
 export const windowStart = (now: number, windowMs: number): number => Math.floor(now / windowMs) * windowMs
 
+/** Whether `now` is less than `edge` ms from either end of its aligned window. */
+export function nearEdge(now: number, windowMs: number, edge: number): boolean {
+  const into = now - windowStart(now, windowMs)
+  return into < edge || into >= windowMs - edge
+}
+
 /**
  * The window kind of `algorithm`, or a `RateLimitConfigError` saying which algorithms a SyncedStore runs and
  * why: a bucket's or GCRA's state is a level that drains with time, so counts made apart do not add up into it,
