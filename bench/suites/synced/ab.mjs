@@ -130,7 +130,10 @@ async function main([rounds = '15', size = '1000', builds = 'current']) {
       const rates = JSON.parse(p.stdout.trim().split('\n').pop())
       const cells = Object.entries(rates).map(([id, rate]) => {
         const ratio = rate / rates.memory
-        if (id !== 'memory') (ratios[id] ??= []).push(ratio)
+        if (id !== 'memory') {
+          ratios[id] ??= []
+          ratios[id].push(ratio)
+        }
         return `${id} ${(rate / 1e6).toFixed(2)}M/s ${ratio.toFixed(2)}x`
       })
       console.log(cells.join('   '))
