@@ -32,6 +32,7 @@ import { writeResults } from '../lib/results.mjs'
 import { summarize } from '../lib/stats.mjs'
 import { countSynced } from './synced/count.mjs'
 import { decider, throughput } from './synced/loop.mjs'
+import { sliceTimers } from './synced/slice-timers.mjs'
 
 const SELF = fileURLToPath(import.meta.url)
 const args = parseArgs()
@@ -148,39 +149,6 @@ async function throughputChild() {
 }
 
 const keysOf = (size) => Array.from({ length: size }, (_, i) => `api{198.51.${(i >> 8) & 255}.${i & 255}}`)
-
-/**
- * Timers that run only in the time a SyncedStore is given: a sync falls due after `syncEvery` of the store's own
- * slices and runs at the store's next yield, so that in one process its syncs are paid in its own slices, as
- * alone in a process they would be, and not in the other stores'.
- */
-function sliceTimers() {
-  let clock = 0
-  let pending
-  return {
-    timers: {
-      setTimeout(callback, ms) {
-        pending = { callback, due: clock + ms }
-        return pending
-      },
-      clearTimeout(handle) {
-        if (handle === pending) pending = undefined
-      },
-    },
-    /** The store's slices have run `ms` more. */
-    advance(ms) {
-      clock += ms
-    },
-    /** Run a sync that has fallen due. */
-    fire() {
-      if (pending && clock >= pending.due) {
-        const { callback } = pending
-        pending = undefined
-        callback()
-      }
-    },
-  }
-}
 
 /**
  * The three stores in one process, taking turns: for each key set and number of calls in flight, every store

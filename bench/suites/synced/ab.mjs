@@ -18,6 +18,7 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { startPrivateRedis } from '../../lib/redis-server.mjs'
+import { sliceTimers } from './slice-timers.mjs'
 
 const SELF = fileURLToPath(import.meta.url)
 const SLICES = 40
@@ -26,33 +27,6 @@ const WARMUP_MS = 300
 const SYNC_EVERY_MS = 50
 
 const keysOf = (size) => Array.from({ length: size }, (_, i) => `api{198.51.${(i >> 8) & 255}.${i & 255}}`)
-
-/** Timers that run in the store's own slices: a sync falls due after SYNC_EVERY_MS of them (see synced.mjs). */
-function sliceTimers() {
-  let clock = 0
-  let pending
-  return {
-    timers: {
-      setTimeout(callback, ms) {
-        pending = { callback, due: clock + ms }
-        return pending
-      },
-      clearTimeout(handle) {
-        if (handle === pending) pending = undefined
-      },
-    },
-    advance(ms) {
-      clock += ms
-    },
-    fire() {
-      if (pending && clock >= pending.due) {
-        const { callback } = pending
-        pending = undefined
-        callback()
-      }
-    },
-  }
-}
 
 async function child([port, size, builds]) {
   const { Redis } = await import('ioredis')
