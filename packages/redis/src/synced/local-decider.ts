@@ -75,7 +75,7 @@ export class LocalDecider {
     const source = online ? 'local' : 'offline'
     const start = windowStart(t, entry.windowMs)
     const cap = allowanceOf(entry, t, start, this.allowanceParts(online))
-    entry.setBudget(start, cap, online, shares)
+    entry.setBudget({ start, cap, online, shares })
     entry.rollTo(start)
     if (entry.unackedAt(start) + cost <= cap) {
       const decision = algorithm.consume(entry.slab.data, entry.at, t, cost)
@@ -139,7 +139,7 @@ export class LocalDecider {
     if (t === undefined) return
     const start = windowStart(t, entry.windowMs)
     const cap = allowanceOf(entry, t, start, this.allowanceParts(true))
-    entry.setBudget(start, cap, true, this.sharesOf(true))
+    entry.setBudget({ start, cap, online: true, shares: this.sharesOf(true) })
     entry.rollTo(start)
   }
 

@@ -1,5 +1,14 @@
 import type { Algorithm } from '@floodgate/core'
 import {
+  type BudgetTerms,
+  budgetCap,
+  budgetMadeFor,
+  budgetStart,
+  dropBudget,
+  roomUnder,
+  writeBudget,
+} from './key-budget.js'
+import {
   addPending,
   LEDGER,
   LEDGER_WIDTH,
@@ -17,9 +26,7 @@ import { addDelta, deltaAt } from './window-deltas.js'
 import type { WindowKind } from './window-kinds.js'
 
 const { KNOWN, BEFORE, PENDING_START, CARRIED, BEHIND, FLYING, SENDS } = LEDGER
-const { BUDGET_START, BUDGET_CAP, BUDGET_ONLINE, BUDGET_SHARES, PENDING_UNITS, ROOM_SET } = LEDGER
-/** Costs are whole multiples of 1/1024: a room made of such a cap holds every unit count exactly. */
-const UNIT = 1024
+const { PENDING_UNITS, ROOM_SET } = LEDGER
 
 /**
  * One key of one algorithm as a process sees it. Its numbers are kept in its slab, at offset `at` of `slab.data`
@@ -33,10 +40,8 @@ const UNIT = 1024
  * - the view = known + in flight + pending: what local decisions run the algorithm on.
  * - unacknowledged units (`unackedAt`): those admitted locally (less those given back) that no reply has
  *   acknowledged yet, the pending ones and those in flight: what the allowance granted by the last reply covers.
- * - the budget: in its window (`LEDGER.BUDGET_START`), decided online or not with allowances divided by a
- *   number of shares, at most a cap of unacknowledged units (the allowance as last computed: a lower bound of what
- *   it is later in the window, as it only grows with time there). Anything that changes what the allowance is
- *   computed from resets it (the window set to NaN).
+ * - the budget (`BudgetTerms`): what the allowance let it admit in a window. Anything that changes what the
+ *   allowance is computed from drops it.
  *
  * A decision its budget covers is made on the slab alone (`decideCovered`); the numbers it needs are set again
  * after every change here (`refresh`).
@@ -140,22 +145,18 @@ export class SyncedKey implements LedgerKey {
    * budget: what the budget's cap leaves of its window's unacknowledged units.
    */
   covers(cost: number, t: number, online: boolean, shares: number): boolean {
-    const start = this.budgetStart
+    const start = budgetStart(this)
     return (
       t >= start &&
       t < start + this.windowMs &&
-      this.budgetMadeFor(online, shares) &&
-      cost <= this.slab.ledger[this.ledgerAt + BUDGET_CAP]! - this.unackedAt(start)
+      budgetMadeFor(this, online, shares) &&
+      cost <= budgetCap(this) - this.unackedAt(start)
     )
   }
 
-  /** The budget of the window starting at `start`: at most `cap` units unacknowledged. */
-  setBudget(start: number, cap: number, online: boolean, shares: number): void {
-    const ledger = this.slab.ledger
-    this.budgetStart = start
-    ledger[this.ledgerAt + BUDGET_CAP] = cap
-    ledger[this.ledgerAt + BUDGET_ONLINE] = online ? 1 : 0
-    ledger[this.ledgerAt + BUDGET_SHARES] = shares
+  /** A new budget (see `BudgetTerms`). */
+  setBudget(terms: BudgetTerms): void {
+    writeBudget(this, terms)
     this.refresh()
   }
 
@@ -171,20 +172,20 @@ export class SyncedKey implements LedgerKey {
 
   /** `amount` units admitted locally within the budget (its window is current). */
   admittedInBudget(amount: number): void {
-    addPending(this, this.budgetStart, amount)
+    addPending(this, budgetStart(this), amount)
     this.refresh()
   }
 
   /** Units admitted locally at window `start` (the view already counts them). */
   admitted(start: number, amount: number): void {
-    if (start !== this.budgetStart) this.budgetStart = Number.NaN
+    if (start !== budgetStart(this)) dropBudget(this)
     addPending(this, start, amount)
     this.refresh()
   }
 
   /** Units given back locally at window `start` (the view already lost them): the budget is computed anew. */
   refunded(start: number, amount: number): void {
-    this.budgetStart = Number.NaN
+    dropBudget(this)
     addPending(this, start, -amount)
     this.refresh()
   }
@@ -195,7 +196,7 @@ export class SyncedKey implements LedgerKey {
    * its read lands without these units; if it has not landed yet, they are added to what it reads.
    */
   admittedInRedis(start: number, amount: number, behind: number | undefined): void {
-    this.budgetStart = Number.NaN
+    dropBudget(this)
     this.refresh()
     const { ledger } = this.slab
     this.kind.merge(ledger, this.ledgerAt + KNOWN, start, amount, this.windowMs)
@@ -217,7 +218,7 @@ export class SyncedKey implements LedgerKey {
 
   /** The sync in flight read the key's state back (into `KNOWN`): it now knows what Redis holds. */
   synced(): void {
-    this.budgetStart = Number.NaN
+    dropBudget(this)
     this.isRead = true
     // What Redis admitted behind the sync is not in what it read.
     const { ledger, ledgerAt } = this
@@ -251,18 +252,17 @@ export class SyncedKey implements LedgerKey {
    * one.
    */
   refresh(): void {
-    const start = this.budgetStart
+    const start = budgetStart(this)
     const { ledger, data, shares } = this.slab
     // Units counted from here on: those taken off the room so far become counted ones.
     this.pendingUnits = this.pendingUnits
     let room = Number.NEGATIVE_INFINITY
-    if (this.isRead && this.isQueued && this.budgetMadeFor(true, shares) && data[this.at] === start) {
+    if (this.isRead && this.isQueued && budgetMadeFor(this, true, shares) && data[this.at] === start) {
       const pendingStart = ledger[this.ledgerAt + PENDING_START]!
       if (Number.isNaN(pendingStart) || start > pendingStart) addPending(this, start, 0)
       if (start === ledger[this.ledgerAt + PENDING_START]) {
-        const cap =
-          ledger[this.ledgerAt + BUDGET_CAP]! - (this.inFlight ? deltaAt(ledger, this.carriedAt, start) : 0)
-        room = Math.floor(cap * UNIT) / UNIT - this.pendingUnits
+        const cap = budgetCap(this) - (this.inFlight ? deltaAt(ledger, this.carriedAt, start) : 0)
+        room = roomUnder(cap, this.pendingUnits)
       }
     }
     ledger[this.ledgerAt + ROOM_SET] = room
@@ -272,14 +272,6 @@ export class SyncedKey implements LedgerKey {
   /** Where its numbers (see `NUMBER`) are in `slab.data`: right after its view. */
   private get numbersAt(): number {
     return this.at + this.slab.stateSize
-  }
-
-  private get budgetStart(): number {
-    return this.slab.ledger[this.ledgerAt + BUDGET_START]!
-  }
-
-  private set budgetStart(start: number) {
-    this.slab.ledger[this.ledgerAt + BUDGET_START] = start
   }
 
   /**
@@ -300,15 +292,6 @@ export class SyncedKey implements LedgerKey {
     const { ledger } = this.slab
     ledger[this.ledgerAt + PENDING_UNITS] = units
     ledger[this.ledgerAt + ROOM_SET] = this.slab.data[this.numbersAt + NUMBER.ROOM]!
-  }
-
-  /** Whether a decision `online`, with allowances divided by `shares`, would have made the budget. */
-  private budgetMadeFor(online: boolean, shares: number): boolean {
-    const ledger = this.slab.ledger
-    return (
-      ledger[this.ledgerAt + BUDGET_ONLINE] === (online ? 1 : 0) &&
-      ledger[this.ledgerAt + BUDGET_SHARES] === shares
-    )
   }
 
   /** The view: known, with the pending units (the older windows first) merged in. */
