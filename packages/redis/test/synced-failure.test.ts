@@ -127,10 +127,14 @@ describe('SyncedStore: Redis killed and restarted mid-run', () => {
     )
     for (const [, total] of healthy)
       expect(total).toBeLessThanOrEqual(LIMIT + overshootBound({ limit: LIMIT }))
-    // Every unit counted while Redis was down (and after) is in Redis now, exactly.
+    // Every unit counted while Redis was down (and after) is in Redis now: exactly, or more by at most the units of
+    // sync calls that failed and were sent again (a failed call may have run all the same: the total errs high).
+    const now = await fleet.ask<{ stats: FleetReport['stats'] }>({ type: 'stats' })
     for (const [i, report] of done.entries()) {
       expect(report.ledger).toBeGreaterThan(0)
-      expect(await ledgerInRedis(fleet.children[i]!.pid!, run.key)).toBe(report.ledger)
+      const held = await ledgerInRedis(fleet.children[i]!.pid!, run.key)
+      expect(held).toBeGreaterThanOrEqual(report.ledger)
+      expect(held).toBeLessThanOrEqual(report.ledger + now[i]!.stats.unitsResent)
     }
   }, 60_000)
 })
@@ -165,7 +169,7 @@ describe('SyncedStore on a Cluster: the master holding the key killed and restar
       const restartedAt = Date.now()
       const done = (await reports).map((r) => r.report)
       expectOutageWithin(done, { what: 'Cluster, master of the key killed', killedAt, restartedAt })
-      // Every ledger unit counted while the master was down, and after, reaches the Cluster, exactly: each
+      // Every ledger unit counted while the master was down, and after, reaches the Cluster: each
       // process sends what it kept at its next syncs once its client finds the restarted master (within 10 s).
       // Until the restarted master has rejoined, the Cluster answers CLUSTERDOWN: read again (at most 15 s).
       const inCluster = async (i: number): Promise<number | undefined> => {
@@ -180,11 +184,17 @@ describe('SyncedStore on a Cluster: the master holding the key killed and restar
       for (const [i, report] of done.entries()) {
         expect(report.ledger).toBeGreaterThan(0)
         let held = await inCluster(i)
-        for (let tries = 0; tries < 150 && held !== report.ledger; tries++) {
+        for (let tries = 0; tries < 150 && !(held !== undefined && held >= report.ledger); tries++) {
           await sleep(100)
           held = await inCluster(i)
         }
-        expect(held).toBe(report.ledger)
+        // Exactly, or more by at most the units of sync calls that failed and were sent again: a Cluster client
+        // may hold a call while the master restarts and send it late, after this process gave up on it.
+        expect(held).toBeGreaterThanOrEqual(report.ledger)
+        const [now] = await fleet.ask<{ stats: FleetReport['stats'] }>({ type: 'stats' }, [
+          fleet.children[i]!,
+        ])
+        expect(held).toBeLessThanOrEqual(report.ledger + now!.stats.unitsResent)
       }
     } finally {
       client.disconnect()

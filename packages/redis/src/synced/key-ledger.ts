@@ -115,6 +115,14 @@ export function land(key: LedgerKey): void {
   key.ledger[key.ledgerAt + LEDGER.FLYING] = 0
 }
 
+/** The units the sync in flight carries (those added; units given back are not counted). */
+export function carriedUnits(key: LedgerKey): number {
+  const { ledger } = key
+  const at = key.ledgerAt + LEDGER.CARRIED
+  if (ledger[key.ledgerAt + LEDGER.FLYING] !== 1) return 0
+  return Math.max(0, ledger[at + DELTAS.A]!) + Math.max(0, ledger[at + DELTAS.B]!)
+}
+
 /** The units a failed sync carried are pending again. Call before `land`. */
 export function putBack(key: LedgerKey): void {
   const { ledger } = key

@@ -2,9 +2,10 @@ import type { BoundHistogram } from '@floodgate/core'
 import { CallFailure, type Settled } from '@floodgate/core/internal'
 import { keySlot } from '../redis-key.js'
 import type { ScriptRunner } from '../script-runner.js'
-import { LEDGER } from './key-ledger.js'
+import { carriedUnits, LEDGER } from './key-ledger.js'
 import type { ServerClock } from './server-clock.js'
 import { SYNC } from './sync-script.js'
+import type { SyncStats } from './sync-stats.js'
 import { parseSyncReply, syncArgs } from './sync-wire.js'
 import type { SyncedKey } from './synced-key.js'
 
@@ -83,6 +84,8 @@ export function landCall(
     timing: { sentAt: number; receivedAt: number; serverClock: boolean }
     /** Called for each entry whose state was read back, once it holds it. */
     read?: (entry: SyncedKey) => void
+    /** Where the units of a failed call are counted (`unitsResent`). */
+    stats: SyncStats
   },
 ): CallFailure | undefined {
   let failure: CallFailure | undefined
@@ -108,7 +111,10 @@ export function landCall(
     }
   }
   for (const entry of call.entries) {
-    if (failure) entry.unsent()
+    if (failure) {
+      parts.stats.unitsResent += carriedUnits(entry)
+      entry.unsent()
+    }
     release(entry)
   }
   return failure

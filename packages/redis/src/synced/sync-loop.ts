@@ -190,6 +190,7 @@ export class SyncLoop {
         serverClock: parts.serverClock,
         timing,
         read: parts.read,
+        stats: parts.stats,
       })
       if (!failure) return
       ok = false

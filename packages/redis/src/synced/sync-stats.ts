@@ -8,9 +8,15 @@ export interface SyncStats {
   keysSynced: number
   /** Sync calls that failed (their counts were kept and sent again). */
   failedCalls: number
+  /**
+   * Units carried by the sync calls that failed, and sent again. A call that failed may have run all the same (a
+   * client that held it while Redis came back, say, or a reply lost with its connection): then Redis counts these
+   * units twice, and the shared total errs high, never low.
+   */
+  unitsResent: number
   /** Decisions made locally with Redis reachable. */
   local: number
-  /** Decisions made by the RedisStore's script (near the limit). */
+  /** Decisions made by the RedisStore's script (near the limit, or near either end of a window). */
   exact: number
   /** Decisions made locally while Redis was unreachable. */
   offline: number
@@ -28,6 +34,7 @@ export const emptyStats = (): SyncStats => ({
   calls: 0,
   keysSynced: 0,
   failedCalls: 0,
+  unitsResent: 0,
   local: 0,
   exact: 0,
   offline: 0,
