@@ -44,5 +44,22 @@ export function budgetMadeFor(key: LedgerKey, online: boolean, shares: number): 
   )
 }
 
+/**
+ * Whether the budget covers a request of `cost` at time `t`, decided `online` with allowances divided by
+ * `shares`: `t` in its window, and its cap less the window's `unacked` units at least `cost`.
+ */
+export function budgetCovers(
+  key: LedgerKey & { readonly windowMs: number },
+  request: { cost: number; t: number; online: boolean; shares: number; unacked: number },
+): boolean {
+  const start = budgetStart(key)
+  return (
+    request.t >= start &&
+    request.t < start + key.windowMs &&
+    budgetMadeFor(key, request.online, request.shares) &&
+    request.cost <= budgetCap(key) - request.unacked
+  )
+}
+
 /** The room a cap on pending units leaves them: the cap rounded down to whole units of cost, less the units. */
 export const roomUnder = (cap: number, pending: number): number => Math.floor(cap * UNIT) / UNIT - pending

@@ -115,6 +115,12 @@ export function land(key: LedgerKey): void {
   key.ledger[key.ledgerAt + LEDGER.FLYING] = 0
 }
 
+/** Units of the window starting at `start` that the sync in flight carries (0 when none is in flight). */
+export function carriedIn(key: LedgerKey, start: number): number {
+  const { ledger, ledgerAt } = key
+  return ledger[ledgerAt + LEDGER.FLYING] === 1 ? deltaAt(ledger, ledgerAt + LEDGER.CARRIED, start) : 0
+}
+
 /** The units the sync in flight carries (those added; units given back are not counted). */
 export function carriedUnits(key: LedgerKey): number {
   const { ledger } = key

@@ -1,6 +1,7 @@
 import type { Algorithm, ConsumeItem, Decision } from '@floodgate/core'
 import type { RedisStore } from '../store.js'
 import { type AllowanceParts, allowanceOf, nearLimit } from './allowance.js'
+import type { DecisionClock } from './decision-clock.js'
 import type { Fleet } from './fleet.js'
 import type { ParsedSyncedOptions } from './options.js'
 import type { SyncLoop } from './sync-loop.js'
@@ -18,12 +19,8 @@ export interface LocalDeciderParts {
   fleet: Fleet
   loop: SyncLoop
   stats: SyncStats
-  /** The decision time: the limiter's `now` when it passes one, else the Redis server's clock as estimated. */
-  time: (now: number | undefined) => number
-  /** The Redis server's clock as estimated here, while decisions are made on it (the limiter passes no time). */
-  serverTime: () => number | undefined
-  /** How near (ms) either end of its window a decision at `now` (the limiter's time, if any) goes to Redis. */
-  edge: (now: number | undefined) => number
+  /** Which clock decisions run on (the limiter's or the server's), and how near a window's ends Redis decides. */
+  clock: DecisionClock
   /** Decide from the start again (the key was reset or forgotten while a decision waited). */
   again: (
     algorithm: Algorithm,
@@ -43,21 +40,21 @@ export class LocalDecider {
 
   /**
    * Decide from what `entry` knows; `online`: Redis is reachable and the key was read recently. `t` is the
-   * decision time (`parts.time(now)` unless the caller has it already).
+   * decision time (`parts.clock.time(now)` unless the caller has it already).
    */
   decide(
     entry: SyncedKey,
     cost: number,
     now: number | undefined,
     online: boolean,
-    t = this.parts.time(now),
+    t = this.parts.clock.time(now),
   ): SyncedDecision | Promise<SyncedDecision> {
     const { algorithm } = entry
     const { parts } = this
     if (!entry.queued) parts.loop.enqueue(entry)
     // Near either end of a window on the server's clock, this process cannot tell which window Redis is in: a
     // unit counted here in one window and there in the other would be missing from the total of one of them.
-    if (online && nearEdge(t, entry.windowMs, parts.edge(now)))
+    if (online && nearEdge(t, entry.windowMs, parts.clock.edge(now)))
       return this.decideInRedis(entry, cost, now, t, true)
     const shares = this.sharesOf(online)
     if (entry.covers(cost, t, online, shares)) {
@@ -73,10 +70,7 @@ export class LocalDecider {
       return tagged(decision, 'offline')
     }
     const source = online ? 'local' : 'offline'
-    const start = windowStart(t, entry.windowMs)
-    const cap = allowanceOf(entry, t, start, this.allowanceParts(online))
-    entry.setBudget({ start, cap, online, shares })
-    entry.rollTo(start)
+    const { start, cap } = this.newBudget(entry, t, online)
     if (entry.unackedAt(start) + cost <= cap) {
       const decision = algorithm.consume(entry.slab.data, entry.at, t, cost)
       if (decision.allowed) entry.admitted(start, cost)
@@ -135,12 +129,20 @@ export class LocalDecider {
    * backwards: where the limiter passes times of its own, the next decision makes the budget at its own time.
    */
   prepare(entry: SyncedKey): void {
-    const t = this.parts.serverTime()
-    if (t === undefined) return
+    const t = this.parts.clock.serverTime()
+    if (t !== undefined) this.newBudget(entry, t, true)
+  }
+
+  /**
+   * Make `entry`'s budget for the window `t` is in, from its allowance there, and move its view into that window;
+   * returns the window's start and the budget's cap.
+   */
+  private newBudget(entry: SyncedKey, t: number, online: boolean): { start: number; cap: number } {
     const start = windowStart(t, entry.windowMs)
-    const cap = allowanceOf(entry, t, start, this.allowanceParts(true))
-    entry.setBudget({ start, cap, online: true, shares: this.sharesOf(true) })
+    const cap = allowanceOf(entry, t, start, this.allowanceParts(online))
+    entry.setBudget({ start, cap, online, shares: this.sharesOf(online) })
     entry.rollTo(start)
+    return { start, cap }
   }
 
   /** Give `cost` units back on `entry` at time `t`, sent with the next sync. */
@@ -198,7 +200,7 @@ export class LocalDecider {
         if (atEdge) {
           // Which window Redis counted it in is not known here: it is counted in the later of the two (the
           // earlier one is over, or all but), and Redis's decision is the answer.
-          const later = windowStart(t + this.parts.edge(now), entry.windowMs)
+          const later = windowStart(t + this.parts.clock.edge(now), entry.windowMs)
           entry.admittedInRedis(later, cost, behind)
           entry.kind.merge(entry.slab.data, entry.at, later, cost, entry.windowMs)
           return decision as SyncedDecision

@@ -1,9 +1,9 @@
 import type { BoundHistogram } from '@floodgate/core'
 import { CallFailure } from '@floodgate/core/internal'
 import type { ScriptRunner } from '../script-runner.js'
+import type { DecisionClock } from './decision-clock.js'
 import type { Fleet } from './fleet.js'
 import type { SyncTimers } from './options.js'
-import type { ServerClock } from './server-clock.js'
 import { landCall, release, sendCalls } from './sync-calls.js'
 import { FLEET } from './sync-script.js'
 import type { SyncStats } from './sync-stats.js'
@@ -16,9 +16,8 @@ export interface SyncLoopParts {
   timers: SyncTimers
   /** The local clock (ms), for timing syncs. */
   local: () => number
-  serverClock: ServerClock
-  /** The time to send to the script: the limiter's latest, when it passes one; else the server's own. */
-  scriptNow: () => number | undefined
+  /** Which clock decisions run on: what a sync sends the script, and the server clock its replies measure. */
+  clock: DecisionClock
   fleet: Fleet
   /** Whether Redis may be called now (the circuit is closed). */
   online: () => boolean
@@ -175,7 +174,7 @@ export class SyncLoop {
       return
     }
     const sentAt = parts.local()
-    const now = parts.scriptNow()
+    const now = parts.clock.scriptNow()
     const calls = sendCalls(parts.runner, batch, now, parts.timing)
     const fleet = regular && parts.fleet.counting ? this.heartbeat() : undefined
     parts.stats.calls += calls.length
@@ -187,7 +186,7 @@ export class SyncLoop {
     calls.forEach((call, i) => {
       const failure = landCall(call, settled[i], {
         binary: parts.runner.binary,
-        serverClock: parts.serverClock,
+        serverClock: parts.clock.server,
         timing,
         read: parts.read,
         stats: parts.stats,

@@ -1,18 +1,10 @@
 import type { Algorithm } from '@floodgate/core'
-import {
-  type BudgetTerms,
-  budgetCap,
-  budgetMadeFor,
-  budgetStart,
-  dropBudget,
-  roomUnder,
-  writeBudget,
-} from './key-budget.js'
+import { type BudgetTerms, budgetCovers, budgetStart, dropBudget, writeBudget } from './key-budget.js'
 import {
   addPending,
+  carriedIn,
   LEDGER,
   LEDGER_WIDTH,
-  type LedgerKey,
   land,
   mergeDeltas,
   pendingAt,
@@ -21,12 +13,12 @@ import {
   startLedger,
   takeOff,
 } from './key-ledger.js'
-import { KeySlab, NUMBER } from './key-slab.js'
-import { addDelta, deltaAt } from './window-deltas.js'
+import { latestUnits, rebuildView, type SlabKey, setLatestUnits, setRoom } from './key-room.js'
+import { KeySlab } from './key-slab.js'
+import { addDelta } from './window-deltas.js'
 import type { WindowKind } from './window-kinds.js'
 
-const { KNOWN, BEFORE, PENDING_START, CARRIED, BEHIND, FLYING, SENDS } = LEDGER
-const { PENDING_UNITS, ROOM_SET } = LEDGER
+const { KNOWN, CARRIED, BEHIND, FLYING, SENDS } = LEDGER
 
 /**
  * One key of one algorithm as a process sees it. Its numbers are kept in its slab, at offset `at` of `slab.data`
@@ -34,9 +26,8 @@ const { PENDING_UNITS, ROOM_SET } = LEDGER
  * `LEDGER`); the object holds what is not a number.
  *
  * - known: the key's state in Redis as last read, plus what this process admitted through Redis since.
- * - pending: units this process admitted locally and has not sent (the latest window's on the slab, where a
- *   decision adds to them; older windows' in the ledger); in flight: the units of the sync in flight (with what
- *   Redis admitted behind it).
+ * - pending: units this process admitted locally and has not sent (see `latestUnits` for the latest window's);
+ *   in flight: the units of the sync in flight (with what Redis admitted behind it).
  * - the view = known + in flight + pending: what local decisions run the algorithm on.
  * - unacknowledged units (`unackedAt`): those admitted locally (less those given back) that no reply has
  *   acknowledged yet, the pending ones and those in flight: what the allowance granted by the last reply covers.
@@ -46,7 +37,7 @@ const { PENDING_UNITS, ROOM_SET } = LEDGER
  * A decision its budget covers is made on the slab alone (`decideCovered`); the numbers it needs are set again
  * after every change here (`refresh`).
  */
-export class SyncedKey implements LedgerKey {
+export class SyncedKey implements SlabKey {
   /** Where its view is in `slab.data`; its numbers (see `NUMBER`) follow it there. */
   at: number
   /** Where its numbers are in `slab.ledger` (see `LEDGER`). */
@@ -135,23 +126,12 @@ export class SyncedKey implements LedgerKey {
 
   /** Units admitted locally in the window starting at `start` that no reply has acknowledged yet. */
   unackedAt(start: number): number {
-    const ledger = this.slab.ledger
-    const carried = ledger[this.ledgerAt + FLYING] === 1 ? deltaAt(ledger, this.ledgerAt + CARRIED, start) : 0
-    return pendingAt(this, start) + carried
+    return pendingAt(this, start) + carriedIn(this, start)
   }
 
-  /**
-   * Whether a request of `cost` at time `t`, decided `online` with allowances divided by `shares`, is covered by the
-   * budget: what the budget's cap leaves of its window's unacknowledged units.
-   */
+  /** Whether the budget covers a request of `cost` at `t`, decided `online` with allowances divided by `shares`. */
   covers(cost: number, t: number, online: boolean, shares: number): boolean {
-    const start = budgetStart(this)
-    return (
-      t >= start &&
-      t < start + this.windowMs &&
-      budgetMadeFor(this, online, shares) &&
-      cost <= budgetCap(this) - this.unackedAt(start)
-    )
+    return budgetCovers(this, { cost, t, online, shares, unacked: this.unackedAt(budgetStart(this)) })
   }
 
   /** A new budget (see `BudgetTerms`). */
@@ -224,7 +204,7 @@ export class SyncedKey implements LedgerKey {
     const { ledger, ledgerAt } = this
     mergeDeltas(this.kind, this.windowMs, ledger, ledgerAt + KNOWN, ledger, ledgerAt + BEHIND)
     land(this)
-    this.rebuildView()
+    rebuildView(this)
     this.refresh()
   }
 
@@ -243,64 +223,19 @@ export class SyncedKey implements LedgerKey {
   }
 
   /**
-   * Set the numbers `decideCovered` works from: its cap on the pending units of the budget's window (the
-   * budget's cap less what is in flight in that window), or -Infinity while a decision may not be made there
-   * alone: not read, not queued for the next sync (the first decision after a sync queues it), a budget made
-   * offline or divided by other shares than the slab's, none, or one for another window than the view's (a
-   * decision on the slab alone checks the view's window). When the budget's window is later than the latest
-   * pending one, that one's units become older pending ones first, so that the budget's window is the pending
-   * one.
+   * Set the room `decideCovered` works from (see `setRoom`); no decision is made on the slab alone before the key
+   * is read, or while it is not queued for the next sync (the first decision after a sync queues it).
    */
   refresh(): void {
-    const start = budgetStart(this)
-    const { ledger, data, shares } = this.slab
-    // Units counted from here on: those taken off the room so far become counted ones.
-    this.pendingUnits = this.pendingUnits
-    let room = Number.NEGATIVE_INFINITY
-    if (this.isRead && this.isQueued && budgetMadeFor(this, true, shares) && data[this.at] === start) {
-      const pendingStart = ledger[this.ledgerAt + PENDING_START]!
-      if (Number.isNaN(pendingStart) || start > pendingStart) addPending(this, start, 0)
-      if (start === ledger[this.ledgerAt + PENDING_START]) {
-        const cap = budgetCap(this) - (this.inFlight ? deltaAt(ledger, this.carriedAt, start) : 0)
-        room = roomUnder(cap, this.pendingUnits)
-      }
-    }
-    ledger[this.ledgerAt + ROOM_SET] = room
-    data[this.numbersAt + NUMBER.ROOM] = room
+    setRoom(this, this.isRead && this.isQueued)
   }
 
-  /** Where its numbers (see `NUMBER`) are in `slab.data`: right after its view. */
-  private get numbersAt(): number {
-    return this.at + this.slab.stateSize
-  }
-
-  /**
-   * Pending units of the latest pending window: those counted when the slab's room was set, and what decisions on
-   * the slab took off it since.
-   */
+  /** Pending units of the latest pending window (see `latestUnits`). */
   get pendingUnits(): number {
-    const { ledger } = this.slab
-    const units = ledger[this.ledgerAt + PENDING_UNITS]!
-    const set = ledger[this.ledgerAt + ROOM_SET]!
-    return set === Number.NEGATIVE_INFINITY
-      ? units
-      : units + (set - this.slab.data[this.numbersAt + NUMBER.ROOM]!)
+    return latestUnits(this)
   }
 
-  /** Set them: the room is unchanged until `refresh`, which every change here ends with. */
   set pendingUnits(units: number) {
-    const { ledger } = this.slab
-    ledger[this.ledgerAt + PENDING_UNITS] = units
-    ledger[this.ledgerAt + ROOM_SET] = this.slab.data[this.numbersAt + NUMBER.ROOM]!
-  }
-
-  /** The view: known, with the pending units (the older windows first) merged in. */
-  private rebuildView(): void {
-    const { kind, at, slab } = this
-    const view = slab.data
-    for (let i = 0; i < slab.stateSize; i++) view[at + i] = slab.ledger[this.ledgerAt + KNOWN + i]!
-    mergeDeltas(kind, this.windowMs, view, at, slab.ledger, this.ledgerAt + BEFORE)
-    const units = this.pendingUnits
-    if (units !== 0) kind.merge(view, at, slab.ledger[this.ledgerAt + PENDING_START]!, units, this.windowMs)
+    setLatestUnits(this, units)
   }
 }

@@ -3,6 +3,7 @@ import { cachedClock, consumeInGroups } from '@floodgate/core/internal'
 import { ScriptRunner } from '../script-runner.js'
 import type { RedisStore } from '../store.js'
 import { storeMetricsOf } from '../store-metrics-of.js'
+import { DecisionClock } from './decision-clock.js'
 import { type Fleet, fleetOf } from './fleet.js'
 import { decideCovered } from './key-slab.js'
 import { KeyTable } from './key-table.js'
@@ -43,14 +44,12 @@ export class SyncedStore implements Store {
   readonly offline: ParsedSyncedOptions['offline']
   private readonly keys: KeyTable
   private readonly serverClock: ServerClock
+  private readonly clock: DecisionClock
   private readonly reach: Reachability
   private readonly fleet: Fleet
   private readonly loop: SyncLoop
   private readonly decider: LocalDecider
   private readonly counters = emptyStats()
-  private lastNow: number | undefined
-  /** Whether the latest decision was made on the server's clock (no time passed by the limiter). */
-  private onServerClock = false
   private closed = false
 
   constructor(options: SyncedStoreOptions) {
@@ -62,6 +61,7 @@ export class SyncedStore implements Store {
     this.keys = new KeyTable(o.store, o.maxKeys)
     const local = (o.clock as (() => number) | undefined) ?? cachedClock()
     this.serverClock = serverClock(local)
+    this.clock = new DecisionClock(this.serverClock)
     const runner = new ScriptRunner(this.store.client, this.store.timeoutMs)
     this.fleet = fleetOf(this.store.prefix, o.processes, this.syncEveryMs)
     // Decisions on a slab alone read the shares from the slab: they are pushed there as they change.
@@ -75,8 +75,7 @@ export class SyncedStore implements Store {
       syncEveryMs: this.syncEveryMs,
       timers: o.timers ?? unrefTimers,
       local,
-      serverClock: this.serverClock,
-      scriptNow: () => this.lastNow,
+      clock: this.clock,
       fleet: this.fleet,
       online: () => this.reach.online(),
       timing: metrics?.histogramOf('sync'),
@@ -92,9 +91,7 @@ export class SyncedStore implements Store {
       fleet: this.fleet,
       loop: this.loop,
       stats: this.counters,
-      time: (now) => this.timeOf(now),
-      serverTime: () => (this.onServerClock ? this.serverClock.now() : undefined),
-      edge: (now) => this.edgeOf(now),
+      clock: this.clock,
       again: (algorithm, key, cost, now) => this.consume(algorithm, key, cost, now),
     })
     if (this.fleet.counting) void this.loop.heartbeat()
@@ -127,10 +124,10 @@ export class SyncedStore implements Store {
     const slab = this.closed ? undefined : this.keys.slabOf(algorithm)
     const at = slab?.index.get(key)
     if (at !== undefined) {
-      const t = now === undefined ? this.serverClock.now() : this.timeOf(now)
+      const t = now === undefined ? this.serverClock.now() : this.clock.time(now)
       // Whether Redis is reachable is not asked here: a budget made online covers what the key's last read left
       // this process, which a sync failing since does not change (the long way, once it is spent, sees the outage).
-      const covered = decideCovered(slab!, at, algorithm, cost, t, this.edgeOf(now))
+      const covered = decideCovered(slab!, at, algorithm, cost, t, this.clock.edge(now))
       if (covered) {
         this.counters.local++
         return covered
@@ -188,7 +185,7 @@ export class SyncedStore implements Store {
     const decide = () => {
       this.loop.enqueue(entry)
       const source = entry.wasRead && this.reach.online() ? 'local' : 'offline'
-      return tagged(algorithm.peek(entry.slab.data, entry.at, this.timeOf(now), cost), source)
+      return tagged(algorithm.peek(entry.slab.data, entry.at, this.clock.time(now), cost), source)
     }
     if (entry.wasRead || !this.reach.online()) return decide()
     this.counters.waited++
@@ -201,7 +198,7 @@ export class SyncedStore implements Store {
   refund(algorithm: Algorithm, key: string, cost: number, now?: number): void | Promise<void> {
     const entry = this.closed ? undefined : this.keys.find(algorithm, key)
     if (!entry) return this.store.refund(algorithm, key, cost, now)
-    this.decider.refund(entry, cost, this.timeOf(now))
+    this.decider.refund(entry, cost, this.clock.time(now))
   }
 
   /**
@@ -231,23 +228,6 @@ export class SyncedStore implements Store {
     return this.loop.sync()
   }
 
-  /** The decision time: the limiter's when it passes one, else the Redis server's clock as estimated here. */
-  private timeOf(now: number | undefined): number {
-    this.onServerClock = now === undefined
-    if (now === undefined) return this.serverClock.now()
-    this.lastNow = now
-    return now
-  }
-
-  /**
-   * How near (ms) either end of its window a decision at `now` is decided by Redis rather than locally: on the
-   * server's clock, as far as this process's estimate of it may be off (near an end, the process cannot tell
-   * which window Redis is in); none on the limiter's clock, which every call to Redis carries.
-   */
-  private edgeOf(now: number | undefined): number {
-    return now === undefined ? this.serverClock.uncertainty : 0
-  }
-
   /** Every item decided locally as one, or undefined when one of them needs Redis (or a read). */
   private consumeAllLocally(items: readonly ConsumeItem[], now: number | undefined): Decision[] | undefined {
     if (!this.reach.online()) return undefined
@@ -257,6 +237,6 @@ export class SyncedStore implements Store {
       if (entry instanceof Promise || !entry.wasRead || entries.includes(entry)) return undefined
       entries.push(entry)
     }
-    return this.decider.consumeAll(entries, items, this.timeOf(now), this.edgeOf(now))
+    return this.decider.consumeAll(entries, items, this.clock.time(now), this.clock.edge(now))
   }
 }
