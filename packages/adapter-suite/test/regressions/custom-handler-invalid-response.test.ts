@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest'
 import { drivers, errorLog, openApps } from '../../src/index.js'
 
 const unhandled = watchUnhandled()
+// A clock that stands still: the wall clock's minute could turn between two requests and let the last one through.
+const START = Date.UTC(2026, 0, 1, 12, 0, 30)
 
 describe.each(drivers)('$name', (driver) => {
   const open = openApps()
@@ -17,6 +19,7 @@ describe.each(drivers)('$name', (driver) => {
         options: {
           algorithm: fixedWindow({ limit: 1, window: '1m' }),
           store: new MemoryStore(),
+          clock: () => START,
           onError: log.onError,
           ...extra,
         },
