@@ -28,6 +28,7 @@ function watched(store: Store): WatchedStore {
   }
   if (store.consumeAll)
     wrapper.consumeAll = (items: readonly ConsumeItem[], now?: number) => store.consumeAll!(items, now)
+  if (store.answerWithin) wrapper.answerWithin = (ms: number) => store.answerWithin!(ms)
   return wrapper
 }
 
@@ -92,7 +93,13 @@ export function suiteContext(driver: AdapterDriver, factory: StoreFactory): Suit
       run++
       clock.set(START)
       store = watched(base)
-      const shared = { store, clock: clock.now, prefix: `adapters-${process.pid}-${START}-${run}` }
+      // A bound for a busy machine: the store under test answers within 5 s or the limiter's failMode decides.
+      const shared = {
+        store,
+        clock: clock.now,
+        prefix: `adapters-${process.pid}-${START}-${run}`,
+        storeTimeout: '5s',
+      }
       return track(
         driver.createApp({
           ...setup,

@@ -1,6 +1,6 @@
 import { MemoryStore } from '@floodgate/core'
 import { RedisStore } from '@floodgate/redis'
-import { type StoreFactory, sharedRedisStoreFactory } from '@floodgate/testkit'
+import { bounded, type StoreFactory, sharedRedisStoreFactory } from '@floodgate/testkit'
 
 /** The stores every adapter scenario runs on. */
 export const memoryStore: StoreFactory = { create: () => new MemoryStore() }
@@ -10,5 +10,5 @@ export const redisStore = (name: string): StoreFactory =>
   sharedRedisStoreFactory({
     name: `adapters-${name}`,
     db: 9,
-    createStore: (client, prefix) => new RedisStore({ client, prefix, failMode: 'closed', timeoutMs: 5000 }),
+    createStore: (client, prefix) => bounded(new RedisStore({ client, prefix }), 5000),
   })

@@ -7,6 +7,7 @@ export type RateLimitErrorCode =
   | 'ERR_FLOODGATE_INVALID_KEY'
   | 'ERR_FLOODGATE_TIER_NOT_TIGHTER'
   | 'ERR_FLOODGATE_STORE_NOT_SYNCHRONOUS'
+  | 'ERR_FLOODGATE_OPTION_MOVED'
 
 /** Describe a value for an error message: `-5 (number)`, `'1 parsec' (string)`. */
 export function describeValue(value: unknown): string {

@@ -22,6 +22,7 @@ export { COST_PRECISION } from './cost.js'
 export * from './degradation/index.js'
 export type { Duration, DurationUnit } from './duration.js'
 export { RateLimitConfigError, RateLimitCostError, type RateLimitErrorCode } from './errors.js'
+export type { FailMode, FailSource, SourcedDecision } from './failure-policy.js'
 export { RateLimitRequestError, type RateLimitRequestErrorCode } from './http/errors.js'
 export { createRateLimitHandler, type RateLimitHandler } from './http/handler.js'
 export type { HeaderMode, HeadersOption } from './http/headers.js'
@@ -60,5 +61,4 @@ export {
   type StoreOperation,
 } from './metrics/index.js'
 export { MemoryStore, type MemoryStoreOptions } from './stores/memory.js'
-export type { FailMode, FailSource, SourcedDecision } from './stores/resilience/fail-mode.js'
 export type { Algorithm, AlgorithmKind, Awaitable, Clock, ConsumeItem, Decision, Store } from './types.js'

@@ -10,6 +10,10 @@ export { consumeInGroups, mostRestrictiveIndex } from './consume-all.js'
 export { isCost, normalizeCost } from './cost.js'
 export { parseDuration, toMs } from './duration.js'
 export { describeValue } from './errors.js'
+export {
+  DEFAULT_STORE_TIMEOUT_MS,
+  refuseMovedOptions,
+} from './failure-policy.js'
 export { type AllowList, compileAllowList, parseRange } from './http/allow-list.js'
 export { compileHeaders, type HeaderWriter, headerModes, resetMsOf, seconds } from './http/headers.js'
 export { ipKey, type ParsedIp, parseIp } from './http/ip.js'
@@ -62,13 +66,6 @@ export {
 } from './stores/resilience/call-outcome.js'
 export { Circuit, type StatusSource } from './stores/resilience/circuit.js'
 export { CallFailure, Deadlines, type Pending, type Settled, settle } from './stores/resilience/deadlines.js'
-export {
-  closedDecision,
-  type FailModeDecisions,
-  type FailModeOptions,
-  failModeDecisions,
-  openDecision,
-} from './stores/resilience/fail-mode.js'
 export {
   algorithmSchema,
   duration,

@@ -1,10 +1,14 @@
 import { z } from 'zod'
 import { boundOne } from './algorithms/bounded-delay.js'
 import { isCost, normalizeCost } from './cost.js'
+import type { Duration } from './duration.js'
 import { RateLimitConfigError, RateLimitCostError } from './errors.js'
+import { compileFailurePolicy, type FailMode, failureOptionsShape } from './failure-policy.js'
+import { metricsSinkSchema } from './metrics/schema.js'
+import type { MetricsSink } from './metrics/sink.js'
 import { encodeKeyPart, MAX_KEY_PART_LENGTH, partitionOf, storeKey } from './store-keys/store-key.js'
 import { MemoryStore } from './stores/memory.js'
-import type { Algorithm, Clock, Decision, Store } from './types.js'
+import type { Algorithm, Awaitable, Clock, ConsumeItem, Decision, Store } from './types.js'
 import { algorithmSchema, parseOptions, storeSchema } from './validate.js'
 
 /** Options of {@link createLimiter}. */
@@ -39,6 +43,31 @@ export interface LimiterOptions {
    * @example () => virtualNow
    */
   clock?: Clock
+  /**
+   * What a decision is when the store cannot answer (it rejects, throws, or passes `storeTimeout`; a RedisStore
+   * or PostgresStore whose backend recently failed rejects at once): `'open'` allows it (`source:
+   * 'fail-open'`); `'closed'` refuses it (`source: 'fail-closed'`, `retryAfterMs: 1000`); `{ fallback }` asks
+   * the fallback store (`source: 'fallback'`; an in-memory insurance limiter counts per process). The same
+   * option as on `rateLimit`.
+   * @default 'open'
+   * @example { fallback: new MemoryStore() }
+   */
+  failMode?: FailMode
+  /**
+   * The longest a decision waits for the store before `failMode` decides. A store that bounds its own calls
+   * (RedisStore, PostgresStore, SyncedStore) is given this bound when the limiter is created (several
+   * limiters over one store: the shortest); any other store is raced against a timer. The same option as on
+   * `rateLimit`.
+   * @default '500ms'
+   * @example '100ms'
+   */
+  storeTimeout?: Duration
+  /**
+   * Where to count the decisions `failMode` takes (`floodgate_fail_mode_total`, see `docs/metrics.md`).
+   * @default none
+   * @example prometheus({ register })
+   */
+  metrics?: MetricsSink
 }
 
 /** Options of one call. */
@@ -88,6 +117,8 @@ const schema = z.strictObject({
     .default(''),
   name: z.string({ error: 'a non-empty string' }).min(1, { error: 'a non-empty string' }).default('default'),
   clock: clockSchema.optional(),
+  ...failureOptionsShape,
+  metrics: metricsSinkSchema.optional(),
 })
 
 /**
@@ -148,23 +179,48 @@ export function createLimiter(options: LimiterOptions): Limiter {
       `a synchronous store (the MemoryStore) for ${method}; on this store use ${method.replace('Sync', '')}, which returns a promise`,
     )
 
+  const failure = compileFailurePolicy(store, {
+    failMode: parsed.failMode,
+    storeTimeout: parsed.storeTimeout,
+    metrics: parsed.metrics,
+  })
+  /** The decision of an item the store could not answer: `failMode` decides. */
+  const failed = (operation: 'consume' | 'peek', item: ConsumeItem, t: number | undefined) => {
+    const decided = failure.decide(operation, item, t)
+    return decided instanceof Promise ? decided.then(named) : Promise.resolve(named(decided))
+  }
+  /** Decide `item` on the store, bounded by `storeTimeout`; a store that cannot answer: `failMode` decides. */
+  const decide = (
+    operation: 'consume' | 'peek',
+    item: ConsumeItem,
+    t: number | undefined,
+  ): Promise<Decision> => {
+    let result: Awaitable<Decision>
+    try {
+      const { algorithm, key, cost } = item
+      const decided =
+        operation === 'peek' ? store.peek(algorithm, key, cost, t) : store.consume(algorithm, key, cost, t)
+      result = boundOne(store, operation === 'peek' ? { algorithm, key, cost: 0 } : item, decided, t)
+    } catch {
+      return failed(operation, item, t)
+    }
+    if (!(result instanceof Promise)) return Promise.resolve(named(result))
+    return failure.bound(result).then(named, () => failed(operation, item, t))
+  }
+
   return {
     name,
     algorithm,
     store,
     consume(key, options) {
+      let item: ConsumeItem
       try {
         const cost = options === undefined || options.cost === undefined ? 1 : costOf(options)
-        const at = keyOf(key)
-        const t = now()
-        const decided = cost === 0 ? store.peek(algorithm, at, 0, t) : store.consume(algorithm, at, cost, t)
-        const result = boundOne(store, { algorithm, key: at, cost }, decided, t)
-        if (result instanceof Promise) return result.then(named)
-        result.policy = name
-        return Promise.resolve(result)
+        item = { algorithm, key: keyOf(key), cost }
       } catch (error) {
         return Promise.reject(error)
       }
+      return decide(item.cost === 0 ? 'peek' : 'consume', item, now())
     },
     consumeSync(key, options) {
       if (store.synchronous !== true) throw notSynchronous('consumeSync')
@@ -192,18 +248,31 @@ export function createLimiter(options: LimiterOptions): Limiter {
       if (decided instanceof Promise) throw notSynchronous('peekSync')
       return named(decided)
     },
-    async peek(key, options) {
-      const at = keyOf(key)
-      const t = now()
-      const decided = store.peek(algorithm, at, costOf(options), t)
-      return named(await boundOne(store, { algorithm, key: at, cost: 0 }, decided, t)) // a peek spends nothing
+    peek(key, options) {
+      let item: ConsumeItem
+      try {
+        item = { algorithm, key: keyOf(key), cost: costOf(options) }
+      } catch (error) {
+        return Promise.reject(error)
+      }
+      return decide('peek', item, now())
     },
     async refund(key, options) {
       const cost = costOf(options)
-      if (cost > 0) await store.refund(algorithm, keyOf(key), cost, now())
+      if (cost === 0) return
+      const item = { algorithm, key: keyOf(key), cost }
+      const t = now()
+      try {
+        const refunded = store.refund(algorithm, item.key, cost, t)
+        if (refunded instanceof Promise) await failure.bound(refunded)
+      } catch {
+        await failure.refund(item, t)
+      }
     },
     async reset(key) {
-      await store.reset(algorithm, keyOf(key))
+      const at = keyOf(key)
+      if (failure.fallback) await failure.fallback.reset(algorithm, at)
+      await store.reset(algorithm, at)
     },
   }
 }

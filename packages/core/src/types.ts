@@ -106,6 +106,13 @@ export interface Store {
    */
   checkAlgorithm?(algorithm: Algorithm): void
   /**
+   * Answer every later call within `timeoutMs`, or reject: the limiter's `storeTimeout`, given when the limiter
+   * is created. Optional: a store that bounds its own calls (and fails fast while its backend is known to be
+   * down) implements it, and the limiter then starts no timer of its own; any other store's answers are raced
+   * against a timer by the limiter. A store given several bounds (by several limiters) keeps the shortest.
+   */
+  answerWithin?(timeoutMs: number): void
+  /**
    * `true` when every call answers with its value, never a promise (the MemoryStore): the limiter's
    * `consumeSync` and `peekSync` work on such a store only. Optional: a store without it is asynchronous.
    */

@@ -3,6 +3,7 @@
 import {
   createRateLimitHandler,
   fixedWindow,
+  MemoryStore,
   type MetricsSink,
   RateLimitConfigError,
   type RateLimitOptions,
@@ -120,6 +121,13 @@ describe('limiter metrics', () => {
     expect(requests(open.sink, 'error')).toBe(1)
     expect(requests(closed.sink, 'error')).toBe(1)
     expect(requests(open.sink, 'allowed')).toBe(0)
+    expect(open.sink.count('floodgate.fail_mode', { mode: 'open' })).toBe(1)
+    expect(closed.sink.count('floodgate.fail_mode', { mode: 'closed' })).toBe(1)
+    // With a fallback store, the request is decided there: allowed, and counted as the fallback's.
+    const fallback = limiter({ store: broken, failMode: { fallback: new MemoryStore() }, onError: () => {} })
+    expect((await fallback.send()).allowed).toBe(true)
+    expect(fallback.sink.count('floodgate.fail_mode', { mode: 'fallback' })).toBe(1)
+    expect(requests(fallback.sink, 'allowed')).toBe(1)
   })
 
   it('usage plans: quota refusals by plan, rate refusals not; 401 and 403 as no_plan', async () => {

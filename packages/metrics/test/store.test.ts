@@ -1,7 +1,7 @@
 // The store instruments core gives a remote store (RedisStore, PostgresStore): call durations by operation,
-// errors by kind, fail-mode activations, block-cache hits, the circuit's state read when collected.
-import { fixedWindow, MemoryStore } from '@floodgate/core'
-import { CallFailure, createStoreMetrics, failModeDecisions } from '@floodgate/core/internal'
+// errors by kind, the limiter's failMode activations, block-cache hits, the circuit's state read when collected.
+import { createLimiter, fixedWindow, MemoryStore, type Store } from '@floodgate/core'
+import { CallFailure, createStoreMetrics } from '@floodgate/core/internal'
 import { recordingSink } from '@floodgate/testkit'
 import { describe, expect, it } from 'vitest'
 
@@ -42,20 +42,24 @@ describe('store metrics', () => {
     expect([errors('timeout'), errors('connection'), errors('reply')]).toEqual([1, 1, 2])
   })
 
-  it('fail-mode activations: every decision the fail mode takes, consume and consumeAll alike', async () => {
+  it('failMode activations, counted by the limiter: every decision its failMode takes, consume and peek alike', async () => {
     const algorithm = fixedWindow({ limit: 5, window: '1m' })
-    for (const failMode of ['open', 'closed', 'fallback'] as const) {
+    const down: Store = {
+      consume: () => Promise.reject(new Error('down')),
+      peek: () => {
+        throw new Error('down')
+      },
+      refund: () => undefined,
+      reset: () => undefined,
+      close: () => undefined,
+    }
+    for (const mode of ['open', 'closed', 'fallback'] as const) {
       const sink = recordingSink()
-      const metrics = createStoreMetrics({ sink, store, operations: [] })
-      const failing = failModeDecisions({
-        failMode,
-        fallback: new MemoryStore(),
-        closedRetryAfterMs: 1000,
-        metrics,
-      })
-      await failing.decide('consume', algorithm, 'k', 1, undefined)
-      await failing.decideAll([{ algorithm, key: 'k', cost: 1 }], undefined)
-      expect(sink.count('floodgate.fail_mode', { store, mode: failMode })).toBe(2)
+      const failMode = mode === 'fallback' ? { fallback: new MemoryStore() } : mode
+      const limiter = createLimiter({ store: down, algorithm, failMode, metrics: sink })
+      await limiter.consume('k')
+      await limiter.peek('k')
+      expect(sink.count('floodgate.fail_mode', { mode })).toBe(2)
     }
   })
 

@@ -1,10 +1,19 @@
 import { CallFailure } from '@floodgate/core/internal'
 import type { Location } from './sql/location.js'
 
-/** Stable codes of the errors the PostgresStore reports (to `onError`, or from `reset` and `sweep`). */
-export type PostgresStoreErrorCode = 'ERR_FLOODGATE_POSTGRES_TIMEOUT' | 'ERR_FLOODGATE_POSTGRES_NOT_MIGRATED'
+/**
+ * Stable codes of the errors the PostgresStore rejects with when it cannot answer (and reports to `onError`):
+ * PostgreSQL did not answer within the store's bound (the limiter's `storeTimeout`) or `lockTimeoutMs`; it is
+ * unreachable, or failed recently and is not tried again yet (the circuit is open); it answered with an error;
+ * the store's table or functions are missing.
+ */
+export type PostgresStoreErrorCode =
+  | 'ERR_FLOODGATE_POSTGRES_TIMEOUT'
+  | 'ERR_FLOODGATE_POSTGRES_UNAVAILABLE'
+  | 'ERR_FLOODGATE_POSTGRES_FAILED'
+  | 'ERR_FLOODGATE_POSTGRES_NOT_MIGRATED'
 
-/** PostgreSQL did not answer within `timeoutMs`, or the store's table or functions are missing. */
+/** Why the PostgresStore could not answer: see {@link PostgresStoreErrorCode}; `cause` holds the driver's error. */
 export class PostgresStoreError extends Error {
   override readonly name = 'PostgresStoreError'
   readonly code: PostgresStoreErrorCode
@@ -57,3 +66,32 @@ export function classify(error: unknown, location: Location): CallFailure {
   }
   return new CallFailure(error, false, false)
 }
+
+/**
+ * The error a failed call rejects with: its own, when it is already the store's (a timeout, a missing
+ * migration), else one wrapping it (a lock wait cut short by `lock_timeout` is a timeout).
+ */
+export function storeErrorOf(failure: CallFailure): PostgresStoreError {
+  const { error } = failure
+  if (error instanceof PostgresStoreError) return error
+  const text = error instanceof Error ? error.message : String(error)
+  if (failure.timedOut) {
+    return new PostgresStoreError('ERR_FLOODGATE_POSTGRES_TIMEOUT', `PostgreSQL gave up waiting: ${text}`, {
+      cause: error,
+    })
+  }
+  return failure.outage
+    ? new PostgresStoreError('ERR_FLOODGATE_POSTGRES_UNAVAILABLE', `PostgreSQL is unreachable: ${text}`, {
+        cause: error,
+      })
+    : new PostgresStoreError('ERR_FLOODGATE_POSTGRES_FAILED', `PostgreSQL could not decide: ${text}`, {
+        cause: error,
+      })
+}
+
+/** What a call rejects with while the circuit is open: PostgreSQL failed recently and is not tried again yet. */
+export const circuitOpenError = (): PostgresStoreError =>
+  new PostgresStoreError(
+    'ERR_FLOODGATE_POSTGRES_UNAVAILABLE',
+    'PostgreSQL failed recently and is not tried again until its cooldown has passed',
+  )

@@ -8,7 +8,6 @@ export {
   type Queryable,
 } from './migration.js'
 export type {
-  FailMode,
   PostgresClient,
   PostgresPool,
   PostgresStoreErrorEvent,

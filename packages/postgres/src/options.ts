@@ -1,11 +1,11 @@
-import type { FailMode, MetricsSink, Store } from '@floodgate/core'
+import { type MetricsSink, RateLimitConfigError } from '@floodgate/core'
 import {
   fn,
   metricsSinkSchema,
   parseOptions,
   positive,
   positiveInt,
-  storeSchema,
+  refuseMovedOptions,
 } from '@floodgate/core/internal'
 import { z } from 'zod'
 import { DEFAULT_LOCATION } from './sql/location.js'
@@ -45,17 +45,13 @@ export interface PostgresPool {
   removeListener(event: 'error', listener: (error: Error) => void): unknown
 }
 
-export type { FailMode }
-
 /** What `onError` is told about a failure. */
 export interface PostgresStoreErrorEvent {
   /** The store method that failed (`'sweep'`: removing expired rows, on its own or when called). */
   operation: 'consume' | 'consumeAll' | 'peek' | 'refund' | 'reset' | 'sweep'
   /** The key, as the store received it (for `consumeAll`, the first item's; for `sweep`, empty). */
   key: string
-  /** The fail mode the decision took. */
-  failMode: FailMode
-  /** Whether the error was a time bound: `timeoutMs`, or `lockTimeoutMs` inside PostgreSQL. */
+  /** Whether the error was a time bound: the store's (the limiter's `storeTimeout`), or `lockTimeoutMs` inside PostgreSQL. */
   timedOut: boolean
 }
 
@@ -97,41 +93,19 @@ export interface PostgresStoreOptions {
    */
   table?: string
   /**
-   * The most a decision waits for PostgreSQL, in ms (checking out a connection included). Past it the
-   * decision is taken by `failMode`, the connection is discarded, and PostgreSQL is not waited on again for
-   * `cooldownMs`.
-   * @default 500
-   * @example 100
-   */
-  timeoutMs?: number
-  /**
    * PostgreSQL's `lock_timeout` for every decision (`SET LOCAL`), in whole ms: the most one wait for a lock
    * another session holds may take. A decision on a row someone holds waits at most twice (for the row, then
-   * for the holder's transaction), so this must be below half of `timeoutMs`. Past it PostgreSQL gives up and
-   * the decision is taken by `failMode` (reported with `timedOut: true`) without counting as an outage: the
-   * other keys go on being decided.
-   * @default a quarter of timeoutMs
+   * for the holder's transaction), so this must be below half of the store's bound (the limiter's
+   * `storeTimeout`: a limiter with a shorter one is refused when it is created). Past it PostgreSQL gives up and
+   * the call rejects (reported with `timedOut: true`, and the limiter's `failMode` decides) without counting as
+   * an outage: the other keys go on being decided.
+   * @default a quarter of the limiter's storeTimeout
    * @example 50
    */
   lockTimeoutMs?: number
   /**
-   * What a decision is when PostgreSQL fails or times out: `'open'` allows the request, `'closed'` refuses
-   * it, `'fallback'` asks the `fallback` store (an in-memory insurance limiter, per process). The decision
-   * says which (`source: 'fail-open' | 'fail-closed' | 'fallback'`), and `onError` is called.
-   * @default 'open'
-   * @example 'fallback'
-   */
-  failMode?: FailMode
-  /**
-   * The store `failMode: 'fallback'` decides with while PostgreSQL is unavailable. Its limits count per
-   * process.
-   * @default new MemoryStore() (when failMode is 'fallback')
-   * @example new MemoryStore({ maxKeys: 100_000 })
-   */
-  fallback?: Store
-  /**
-   * After a timeout or a connection error, how long (ms) decisions take the fail mode at once, without
-   * trying PostgreSQL. Also the `retryAfterMs` of a fail-closed refusal.
+   * After a timeout or a connection error, how long (ms) calls reject at once
+   * (`ERR_FLOODGATE_POSTGRES_UNAVAILABLE`, and the limiter's `failMode` decides), without trying PostgreSQL.
    * @default 1000
    * @example 250
    */
@@ -161,15 +135,15 @@ export interface PostgresStoreOptions {
    */
   sweep?: false | SweepOptions
   /**
-   * Called with every PostgreSQL error or timeout (not with the fail-fast decisions taken while the circuit
-   * is open). It must not throw.
+   * Called with every PostgreSQL error or timeout (not with the calls refused at once while the circuit is
+   * open). It must not throw.
    * @default undefined (none)
    * @example (error, event) => log.warn({ err: error, ...event }, 'rate limiter store failed')
    */
   onError?: (error: Error, event: PostgresStoreErrorEvent) => void
   /**
    * Where to report the store's statements (`floodgate_store_duration_seconds`, `floodgate_store_errors_total`),
-   * its fail-mode decisions and its circuit's state, labelled `store="postgres"` (see `docs/metrics.md`). Pass
+   * and its circuit's state, labelled `store="postgres"` (see `docs/metrics.md`). Pass
    * the sink the limiter has.
    * @default none
    * @example prometheus({ register })
@@ -183,53 +157,59 @@ const isPool = (v: unknown): v is PostgresPool =>
   ['connect', 'on', 'removeListener'].every((m) => typeof (v as Record<string, unknown>)[m] === 'function')
 const wholeMs = (expected: string) =>
   z.number({ error: expected }).refine((n) => Number.isSafeInteger(n) && n >= 0, { error: expected })
-const LOCK_TIMEOUT = 'a whole number of ms >= 1, below half of timeoutMs'
+const LOCK_TIMEOUT = "a whole number of ms >= 1, below half of the limiter's storeTimeout"
 
-const schema = z
-  .strictObject({
-    pool: z.custom<PostgresPool>(isPool, { error: "a pg Pool (new Pool() from 'pg')" }),
-    schema: schemaName().default(DEFAULT_LOCATION.schema),
-    table: tableName().default(DEFAULT_LOCATION.table),
-    timeoutMs: positive('a number of ms > 0').default(500),
-    lockTimeoutMs: positiveInt(LOCK_TIMEOUT).optional(),
-    failMode: z
-      .enum(['open', 'closed', 'fallback'], { error: "'open', 'closed' or 'fallback'" })
-      .default('open'),
-    fallback: storeSchema.optional(),
-    cooldownMs: positive('a number of ms > 0').default(1000),
-    expiryGraceMs: wholeMs('a whole number of ms >= 0').default(2000),
-    synchronousCommit: z.boolean({ error: 'true or false' }).default(false),
-    sweep: z
-      .union(
-        [
-          z.literal(false),
-          z.strictObject({
-            every: positiveInt().default(1000),
-            batch: positiveInt().default(1000),
-          }),
-        ],
-        { error: 'false or { every, batch }' },
-      )
-      .default({ every: 1000, batch: 1000 }),
-    onError: fn('a function').optional(),
-    metrics: metricsSinkSchema.optional(),
-  })
-  .refine((o) => o.lockTimeoutMs === undefined || o.lockTimeoutMs * 2 < o.timeoutMs, {
-    path: ['lockTimeoutMs'],
-    error: LOCK_TIMEOUT,
-  })
+const schema = z.strictObject({
+  pool: z.custom<PostgresPool>(isPool, { error: "a pg Pool (new Pool() from 'pg')" }),
+  schema: schemaName().default(DEFAULT_LOCATION.schema),
+  table: tableName().default(DEFAULT_LOCATION.table),
+  lockTimeoutMs: positiveInt(LOCK_TIMEOUT).optional(),
+  cooldownMs: positive('a number of ms > 0').default(1000),
+  expiryGraceMs: wholeMs('a whole number of ms >= 0').default(2000),
+  synchronousCommit: z.boolean({ error: 'true or false' }).default(false),
+  sweep: z
+    .union(
+      [
+        z.literal(false),
+        z.strictObject({
+          every: positiveInt().default(1000),
+          batch: positiveInt().default(1000),
+        }),
+      ],
+      { error: 'false or { every, batch }' },
+    )
+    .default({ every: 1000, batch: 1000 }),
+  onError: fn('a function').optional(),
+  metrics: metricsSinkSchema.optional(),
+})
 
-export type ParsedOptions = Omit<z.output<typeof schema>, 'lockTimeoutMs' | 'onError'> & {
-  lockTimeoutMs: number
+export type ParsedOptions = Omit<z.output<typeof schema>, 'onError'> & {
   onError: PostgresStoreOptions['onError']
 }
 
-/** Validate the options, or throw a `RateLimitConfigError` naming the option, the value and what is allowed. */
+/**
+ * Validate the options, or throw a `RateLimitConfigError` naming the option, the value and what is allowed;
+ * `failMode`, `fallback` and `timeoutMs` are refused with where each went (the limiter's options).
+ */
 export function parseStoreOptions(options: PostgresStoreOptions): ParsedOptions {
+  refuseMovedOptions(options, 'PostgresStore')
   const parsed = parseOptions(schema, options, 'PostgresStore')
-  return {
-    ...parsed,
-    lockTimeoutMs: parsed.lockTimeoutMs ?? Math.max(1, Math.floor(parsed.timeoutMs / 4)),
-    onError: parsed.onError as PostgresStoreOptions['onError'],
+  return { ...parsed, onError: parsed.onError as PostgresStoreOptions['onError'] }
+}
+
+/**
+ * The `lock_timeout` under a store bound of `timeoutMs`: `lockTimeoutMs` when given (refused unless below half
+ * of the bound: a decision may wait for a lock twice), else a quarter of the bound.
+ */
+export function lockTimeoutUnder(timeoutMs: number, lockTimeoutMs: number | undefined): number {
+  if (lockTimeoutMs === undefined) return Math.max(1, Math.floor(timeoutMs / 4))
+  if (lockTimeoutMs * 2 >= timeoutMs) {
+    throw new RateLimitConfigError(
+      'ERR_FLOODGATE_INVALID_OPTION',
+      'PostgresStore.lockTimeoutMs',
+      lockTimeoutMs,
+      `a whole number of ms >= 1, below half of the limiter's storeTimeout (${timeoutMs} ms)`,
+    )
   }
+  return lockTimeoutMs
 }

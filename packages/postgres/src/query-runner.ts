@@ -5,26 +5,34 @@ import type { Location } from './sql/location.js'
 import { TYPES } from './wire.js'
 
 /**
- * Runs the store's statements on the pool, each bounded by `timeoutMs` (checking out a connection included):
+ * The deadlines of a PostgresStore's calls, bounded by `timeoutMs` until a limiter sets the store's bound; a
+ * call past it settles with `ERR_FLOODGATE_POSTGRES_TIMEOUT`.
+ */
+export function postgresDeadlines(timeoutMs: number): Deadlines {
+  return new Deadlines(
+    timeoutMs,
+    (ms) =>
+      new CallFailure(
+        new PostgresStoreError('ERR_FLOODGATE_POSTGRES_TIMEOUT', `PostgreSQL did not answer within ${ms} ms`),
+        true,
+        true,
+      ),
+  )
+}
+
+/**
+ * Runs the store's statements on the pool, each bounded by its `deadlines` (checking out a connection included):
  * it settles with the rows or a {@link CallFailure}, never rejects, never waits longer. A connection is given
  * back to the pool after an answer, error replies included (the connection is fine), and discarded after a
  * connection error or a timeout: a connection whose statement is still running, or whose server is gone,
  * must not be handed to anyone else, and the pool opens a fresh one when it needs it.
  */
 export class QueryRunner {
-  private readonly deadlines: Deadlines
-
   constructor(
     private readonly pool: PostgresPool,
     private readonly location: Location,
-    timeoutMs: number,
-  ) {
-    const message = `PostgreSQL did not answer within ${timeoutMs} ms`
-    this.deadlines = new Deadlines(
-      timeoutMs,
-      () => new CallFailure(new PostgresStoreError('ERR_FLOODGATE_POSTGRES_TIMEOUT', message), true, true),
-    )
-  }
+    private readonly deadlines: Deadlines,
+  ) {}
 
   /** Run one statement; settles with its rows (arrays) or a {@link CallFailure}. */
   run(statement: Pick<StoreQuery, 'name' | 'text'>, values: unknown[]): Promise<Settled> {

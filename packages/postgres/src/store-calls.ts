@@ -1,5 +1,5 @@
 import type { Algorithm, ConsumeItem, StoreOperation } from '@floodgate/core'
-import type { Settled, StoreMetrics } from '@floodgate/core/internal'
+import type { Deadlines, Settled, StoreMetrics } from '@floodgate/core/internal'
 import type { PostgresPool } from './options.js'
 import { QueryRunner } from './query-runner.js'
 import type { Location } from './sql/location.js'
@@ -16,7 +16,7 @@ import {
 
 /**
  * The PostgresStore's calls to PostgreSQL, one statement each: built from the store's settings, bounded by
- * `timeoutMs`, timed when the store has metrics. Every call settles with its rows or a `CallFailure`, never
+ * its deadlines, timed when the store has metrics. Every call settles with its rows or a `CallFailure`, never
  * rejects; what a failure decides is the store's business.
  */
 export class StoreCalls {
@@ -29,11 +29,11 @@ export class StoreCalls {
   constructor(parts: {
     pool: PostgresPool
     location: Location
-    timeoutMs: number
+    deadlines: Deadlines
     settings: CallSettings
     metrics: StoreMetrics | undefined
   }) {
-    this.runner = new QueryRunner(parts.pool, parts.location, parts.timeoutMs)
+    this.runner = new QueryRunner(parts.pool, parts.location, parts.deadlines)
     this.statements = statements(parts.location)
     this.settings = parts.settings
     this.metrics = parts.metrics

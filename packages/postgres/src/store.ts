@@ -1,52 +1,54 @@
-import { type Algorithm, type ConsumeItem, type Decision, MemoryStore, type Store } from '@floodgate/core'
+import type { Algorithm, ConsumeItem, Decision, Store } from '@floodgate/core'
 import {
   CallFailure,
   Circuit,
   createStoreMetrics,
-  type FailModeDecisions,
-  failModeDecisions,
+  DEFAULT_STORE_TIMEOUT_MS,
+  type Deadlines,
   failureReporter,
   readSettled,
   type StoreMetrics,
 } from '@floodgate/core/internal'
+import { circuitOpenError, storeErrorOf } from './errors.js'
 import {
-  type FailMode,
+  lockTimeoutUnder,
   type ParsedOptions,
   type PostgresPool,
   type PostgresStoreErrorEvent,
   type PostgresStoreOptions,
   parseStoreOptions,
 } from './options.js'
+import { postgresDeadlines } from './query-runner.js'
 import { StoreCalls } from './store-calls.js'
 import { storedKey } from './stored-key.js'
 import { Sweeper } from './sweeper.js'
+import type { CallSettings } from './wire.js'
 import { type PostgresDecision, parseRow } from './wire.js'
 
 /**
  * Rate-limit state in PostgreSQL, shared by every server: each decision is one statement, a call of a
  * PL/pgSQL function that locks the key's row, runs the algorithm's step and writes the result, atomically,
  * on the database's clock unless the limiter passes a time. The table and functions come from `migrate()`;
- * expired rows are swept in bounded batches; every decision is bounded by `timeoutMs` and, when PostgreSQL
- * fails, taken by `failMode`.
+ * expired rows are swept in bounded batches. Every call answers within the limiter's `storeTimeout` or rejects
+ * with a `PostgresStoreError` (at once while PostgreSQL is known to be down): the limiter's `failMode` then
+ * decides.
  *
  * @example
  * await migrate(pool)
- * const store = new PostgresStore({ pool, failMode: 'fallback' })
- * const limiter = createLimiter({ algorithm: slidingWindowCounter({ limit: 100, window: '1m' }), store })
+ * const store = new PostgresStore({ pool })
+ * const limiter = createLimiter({ algorithm: slidingWindowCounter({ limit: 100, window: '1m' }), store, failMode: 'closed' })
  */
 export class PostgresStore implements Store {
   readonly pool: PostgresPool
   readonly schema: string
   readonly table: string
-  readonly timeoutMs: number
-  readonly lockTimeoutMs: number
-  readonly failMode: FailMode
-  /** The store used while PostgreSQL is unavailable, with `failMode: 'fallback'`. */
-  readonly fallback: Store | undefined
   private readonly options: ParsedOptions
+  private readonly deadlines: Deadlines
+  /** The shortest bound a limiter set (`answerWithin`), if one did. */
+  private bound: number | undefined
+  private readonly settings: CallSettings
   private readonly circuit: Circuit
   private readonly calls: StoreCalls
-  private readonly failing: FailModeDecisions
   private readonly metrics: StoreMetrics | undefined
   private readonly reportFailure: (failure: CallFailure, event: PostgresStoreErrorEvent) => void
   private readonly sweeper: Sweeper | undefined
@@ -57,10 +59,13 @@ export class PostgresStore implements Store {
     this.pool = parsed.pool
     this.schema = parsed.schema
     this.table = parsed.table
-    this.timeoutMs = parsed.timeoutMs
-    this.lockTimeoutMs = parsed.lockTimeoutMs
-    this.failMode = parsed.failMode
-    this.fallback = parsed.fallback ?? (parsed.failMode === 'fallback' ? new MemoryStore() : undefined)
+    this.deadlines = postgresDeadlines(DEFAULT_STORE_TIMEOUT_MS)
+    this.settings = {
+      grace: parsed.expiryGraceMs,
+      // Until a limiter sets the bound, the default's quarter (or the option, checked then).
+      lockTimeout: String(parsed.lockTimeoutMs ?? lockTimeoutUnder(DEFAULT_STORE_TIMEOUT_MS, undefined)),
+      durable: parsed.synchronousCommit,
+    }
     this.circuit = new Circuit({}, parsed.cooldownMs)
     this.metrics = createStoreMetrics({
       sink: parsed.metrics,
@@ -71,18 +76,8 @@ export class PostgresStore implements Store {
     this.calls = new StoreCalls({
       pool: this.pool,
       location: { schema: parsed.schema, table: parsed.table },
-      timeoutMs: this.timeoutMs,
-      settings: {
-        grace: parsed.expiryGraceMs,
-        lockTimeout: String(parsed.lockTimeoutMs),
-        durable: parsed.synchronousCommit,
-      },
-      metrics: this.metrics,
-    })
-    this.failing = failModeDecisions({
-      failMode: this.failMode,
-      fallback: this.fallback,
-      closedRetryAfterMs: parsed.cooldownMs,
+      deadlines: this.deadlines,
+      settings: this.settings,
       metrics: this.metrics,
     })
     this.reportFailure = failureReporter({
@@ -100,9 +95,32 @@ export class PostgresStore implements Store {
     this.pool.on('error', this.onPoolError)
   }
 
-  /** Whether decisions are failing fast right now because PostgreSQL recently failed. */
+  /** Whether calls are failing fast right now because PostgreSQL recently failed. */
   get degraded(): boolean {
     return this.circuit.open
+  }
+
+  /** The most a call waits for PostgreSQL, in ms: the limiter's `storeTimeout` (see `answerWithin`). */
+  get timeoutMs(): number {
+    return this.deadlines.timeoutMs
+  }
+
+  /** PostgreSQL's `lock_timeout` for every decision, in ms. */
+  get lockTimeoutMs(): number {
+    return Number(this.settings.lockTimeout)
+  }
+
+  /**
+   * Answer every later call within `timeoutMs` or reject with `ERR_FLOODGATE_POSTGRES_TIMEOUT`: the limiter's
+   * `storeTimeout`, given when a limiter is created over this store (several limiters: the shortest). Throws a
+   * `RateLimitConfigError` when `lockTimeoutMs` is not below half of it.
+   */
+  answerWithin(timeoutMs: number): void {
+    if (this.bound !== undefined && this.bound <= timeoutMs) return
+    const lockTimeout = lockTimeoutUnder(timeoutMs, this.options.lockTimeoutMs)
+    this.bound = timeoutMs
+    this.deadlines.bound(timeoutMs)
+    this.settings.lockTimeout = String(lockTimeout)
   }
 
   /** The key as the table stores it (see `storedKey`): itself, or a hash of a very long or odd one. */
@@ -119,24 +137,18 @@ export class PostgresStore implements Store {
     return this.decideOne('peek', algorithm, key, cost, now)
   }
 
-  /** Give units back. Never rejects: a failure is reported to `onError` (and applied to the fallback store). */
+  /** Give units back. Rejects with a `PostgresStoreError` when PostgreSQL cannot take them (reported to `onError`). */
   refund(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<void> {
-    if (!this.circuit.allows()) return this.failing.refund(algorithm, key, cost, now)
+    if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
     return this.calls.decide('refund', algorithm, key, cost, now).then((settled) => {
-      if (!(settled instanceof CallFailure)) return
-      this.report('refund', settled, key)
-      return this.failing.refund(algorithm, key, cost, now)
+      if (settled instanceof CallFailure) throw this.failed('refund', settled, key)
     })
   }
 
-  /** Forget `key` (in PostgreSQL and in the fallback store). Rejects when PostgreSQL fails. */
+  /** Forget `key`. Rejects with a `PostgresStoreError` when PostgreSQL fails. */
   async reset(algorithm: Algorithm, key: string): Promise<void> {
-    if (this.fallback) await this.fallback.reset(algorithm, key)
     const settled = await this.calls.reset(algorithm, key)
-    if (settled instanceof CallFailure) {
-      this.report('reset', settled, key)
-      throw settled.error
-    }
+    if (settled instanceof CallFailure) throw this.failed('reset', settled, key)
   }
 
   /**
@@ -147,7 +159,7 @@ export class PostgresStore implements Store {
   consumeAll(items: readonly ConsumeItem[], now?: number): Promise<Decision[]> {
     if (items.length === 0) return Promise.resolve([])
     this.sweeper?.note(items.length)
-    if (!this.circuit.allows()) return this.failing.decideAll(items, now)
+    if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
     return this.calls.consumeAll(items, now).then((settled) => {
       const decisions = readSettled(settled, (rows) => {
         if (!Array.isArray(rows) || rows.length !== items.length) {
@@ -155,9 +167,8 @@ export class PostgresStore implements Store {
         }
         return items.map((item, i) => parseRow(rows[i], item.algorithm) as Decision)
       })
-      if (!(decisions instanceof CallFailure)) return decisions
-      this.report('consumeAll', decisions, items[0]!.key)
-      return this.failing.decideAll(items, now)
+      if (decisions instanceof CallFailure) throw this.failed('consumeAll', decisions, items[0]!.key)
+      return decisions
     })
   }
 
@@ -174,10 +185,7 @@ export class PostgresStore implements Store {
       throw new RangeError(`Expected \`batch\` to be a whole number >= 1, got ${String(batch)}`)
     }
     const settled = await this.calls.sweep(batch)
-    if (settled instanceof CallFailure) {
-      this.report('sweep', settled, '')
-      throw settled.error
-    }
+    if (settled instanceof CallFailure) throw this.failed('sweep', settled, '')
     return Number((settled as unknown[][])[0]?.[0] ?? 0)
   }
 
@@ -198,7 +206,7 @@ export class PostgresStore implements Store {
     this.circuit.trip()
   }
 
-  /** A consume or peek through PostgreSQL; an error, a timeout or an unreadable row takes the fail mode. */
+  /** A consume or peek through PostgreSQL; an error, a timeout or an unreadable row rejects. */
   private decideOne(
     operation: 'consume' | 'peek',
     algorithm: Algorithm,
@@ -206,19 +214,20 @@ export class PostgresStore implements Store {
     cost: number,
     now: number | undefined,
   ): Promise<PostgresDecision> {
-    const failing = () =>
-      this.failing.decide(operation, algorithm, key, cost, now) as Promise<PostgresDecision>
-    if (!this.circuit.allows()) return failing()
+    if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
     return this.calls.decide(operation, algorithm, key, cost, now).then((settled) => {
       const decision = readSettled(settled, (rows) => parseRow((rows as unknown[])[0], algorithm))
-      if (!(decision instanceof CallFailure)) return decision
-      this.report(operation, decision, key)
-      return failing()
+      if (decision instanceof CallFailure) throw this.failed(operation, decision, key)
+      return decision
     })
   }
 
-  /** Report a failure (see `failureReporter`): the circuit, the metrics and `onError`. */
-  private report(operation: PostgresStoreErrorEvent['operation'], failure: CallFailure, key: string): void {
-    this.reportFailure(failure, { operation, key, failMode: this.failMode, timedOut: failure.timedOut })
+  /**
+   * Report a failure (see `failureReporter`: the circuit, the metrics and `onError`) and give the error to
+   * reject with.
+   */
+  private failed(operation: PostgresStoreErrorEvent['operation'], failure: CallFailure, key: string): Error {
+    this.reportFailure(failure, { operation, key, timedOut: failure.timedOut })
+    return storeErrorOf(failure)
   }
 }

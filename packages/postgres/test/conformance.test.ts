@@ -1,4 +1,4 @@
-import { describeStoreConformance, type StoreFactory } from '@floodgate/testkit'
+import { bounded, describeStoreConformance, type StoreFactory } from '@floodgate/testkit'
 import { PostgresStore, type PostgresStoreOptions } from '../src/index.js'
 import { type TestSchema, testSchema } from './helpers/database.js'
 
@@ -10,13 +10,7 @@ function postgresFactory(options: { unlogged?: boolean } & Partial<PostgresStore
   return {
     async create() {
       const db = await testSchema({ unlogged, pool: { max: 8 } })
-      const store = new PostgresStore({
-        pool: db.pool,
-        schema: db.schema,
-        failMode: 'closed',
-        timeoutMs: 5000,
-        ...storeOptions,
-      })
+      const store = bounded(new PostgresStore({ pool: db.pool, schema: db.schema, ...storeOptions }), 5000)
       schemas.set(store, db)
       return store
     },

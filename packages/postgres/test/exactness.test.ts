@@ -67,7 +67,7 @@ describe(`exactness: ${PROCESSES} processes x ${REQUESTS} concurrent requests, l
   it('sliding-window-counter: the bound, limit - prev x (1 - elapsed/window), holds exactly under concurrency', async () => {
     // 100 admitted in the last minute of the previous hour; at 12:30 the previous window weighs 1/2, so the
     // estimate leaves room for exactly 50 more: the counter's approximation, not a concurrency error.
-    const store = new PostgresStore({ pool: db.pool, schema: db.schema, failMode: 'closed' })
+    const store = new PostgresStore({ pool: db.pool, schema: db.schema })
     const algorithm = slidingWindowCounter({ limit: LIMIT, window: '1h' })
     expect((await store.consume(algorithm, 'bound-swc', 100, Date.UTC(2026, 0, 1, 11, 59))).allowed).toBe(
       true,

@@ -1,23 +1,25 @@
-import { fixedWindow, MemoryStore } from '@floodgate/core'
+import { createLimiter, fixedWindow, type Limiter } from '@floodgate/core'
 import {
-  byFailMode,
   expectBoundedAndHonoured,
   expectOperationsFallBack,
+  type FailModeName,
   type FailureLoad,
   failureLoad,
+  limitersByFailMode,
   until,
   watchUnhandled,
 } from '@floodgate/testkit'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { type FailMode, migrate, PostgresStore } from '../src/index.js'
+import { migrate, PostgresStore } from '../src/index.js'
 import { type PostgresServer, startPostgres } from './helpers/cluster.js'
 import { warmUp } from './helpers/database.js'
 
 // Real failures of a real PostgreSQL this file starts (never the machine's shared one): killed mid-load and
-// restarted on the same port, down at start, one backend frozen (SIGSTOP: connected but silent). Assertions
-// count outcomes; the only clock read is each request's own latency, and the count of requests that took
-// longer than timeoutMs + slack must be 0.
+// restarted on the same port, down at start, one backend frozen (SIGSTOP: connected but silent). The store
+// rejects when it cannot answer; a limiter of each failure mode over it decides. Assertions count outcomes; the
+// only clock read is each request's own latency, and the count of requests that took longer than storeTimeout +
+// slack must be 0.
 const TIMEOUT_MS = 500
 const SLACK_MS = 500
 const algorithm = fixedWindow({ limit: 1_000_000, window: '1h' })
@@ -47,22 +49,14 @@ function poolOf(connection: pg.PoolConfig, options: pg.PoolConfig = {}): pg.Pool
   return pool
 }
 
-/** Keep `inFlight` requests per store going until stopped; record every outcome. */
-const load = (stores: Map<FailMode, PostgresStore>, inFlight = 4) =>
-  failureLoad({ stores, backend: 'postgres', algorithm, inFlight })
+/** Keep `inFlight` requests per limiter going until stopped; record every outcome. */
+const load = (limiters: Map<FailModeName, Limiter>, inFlight = 4) =>
+  failureLoad({ limiters, backend: 'postgres', inFlight })
 
-function stores(pool: pg.Pool): Map<FailMode, PostgresStore> {
-  return byFailMode(
-    (mode) =>
-      new PostgresStore({
-        pool,
-        schema: 'floodgate',
-        timeoutMs: TIMEOUT_MS,
-        cooldownMs: 200,
-        failMode: mode,
-        fallback: mode === 'fallback' ? new MemoryStore() : undefined,
-      }),
-  )
+/** A PostgresStore on `pool`, and a limiter of each failure mode over it (each under its own prefix). */
+function limiters(pool: pg.Pool): Map<FailModeName, Limiter> {
+  const store = new PostgresStore({ pool, schema: 'floodgate', cooldownMs: 200 })
+  return limitersByFailMode(store, { algorithm, storeTimeout: TIMEOUT_MS })
 }
 
 const expectBoundedAndSettled = (run: FailureLoad) =>
@@ -70,7 +64,7 @@ const expectBoundedAndSettled = (run: FailureLoad) =>
 
 describe('when PostgreSQL fails', () => {
   it('killed mid-load and restarted: nothing hangs or rejects, each mode is honoured, PostgreSQL is used again', async () => {
-    const run = load(stores(await warmUp(poolOf(server.connection), 'floodgate')))
+    const run = load(limiters(await warmUp(poolOf(server.connection), 'floodgate')))
     await run.eachMode(20, true)
     const killed = run.records.length
     await server.kill('SIGKILL')
@@ -85,7 +79,7 @@ describe('when PostgreSQL fails', () => {
 
   it('down at start: decisions are bounded and take the fail mode; once PostgreSQL is up, it is used', async () => {
     await server.kill('SIGTERM') // a clean shutdown: the pool below never sees it up
-    const run = load(stores(poolOf(server.connection)), 2)
+    const run = load(limiters(poolOf(server.connection)), 2)
     await run.eachMode(10, false)
     await server.restart()
     await run.eachMode(10, true)
@@ -101,47 +95,49 @@ describe('when PostgreSQL fails', () => {
     const store = new PostgresStore({
       pool,
       schema: 'floodgate',
-      timeoutMs: TIMEOUT_MS,
       cooldownMs: 50,
-      failMode: 'closed',
       onError: (error) => errors.push((error as { code?: string }).code ?? error.message),
     })
-    expect((await store.consume(algorithm, 'frozen', 1)).source).toBe('postgres')
+    const limiter = createLimiter({ store, algorithm, failMode: 'closed', storeTimeout: TIMEOUT_MS })
+    const source = (d: object) => (d as { source?: string }).source
+    expect(source(await limiter.consume('frozen'))).toBe('postgres')
     const backend = (await pool.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number
     process.kill(backend, 'SIGSTOP')
     try {
       const start = performance.now()
-      const frozen = await store.consume(algorithm, 'frozen', 1)
+      const frozen = await limiter.consume('frozen')
       expect(performance.now() - start).toBeLessThan(TIMEOUT_MS + SLACK_MS)
-      expect(frozen.source).toBe('fail-closed')
+      expect(source(frozen)).toBe('fail-closed')
+      expect(frozen).toMatchObject({ allowed: false, retryAfterMs: 1000 })
       expect(errors).toEqual(['ERR_FLOODGATE_POSTGRES_TIMEOUT'])
       expect(pool.totalCount).toBe(0) // discarded, not returned to the pool
       await until(() => !store.degraded)
-      expect((await store.consume(algorithm, 'frozen', 1)).source).toBe('postgres')
+      expect(source(await limiter.consume('frozen'))).toBe('postgres')
     } finally {
       process.kill(backend, 'SIGCONT')
     }
     expect(unhandled).toEqual([])
   }, 30_000)
 
-  it('peek, refund, consumeAll and sweep are bounded too; refund never rejects, reset and sweep do', async () => {
+  it('peek, refund, consumeAll and sweep are bounded too and reject; over a limiter the fallback decides; reset and sweep reject', async () => {
     const pool = await warmUp(poolOf(server.connection, { max: 1 }), 'floodgate')
-    const fallback = new MemoryStore()
-    const store = new PostgresStore({
-      pool,
-      schema: 'floodgate',
-      failMode: 'fallback',
-      fallback,
-      timeoutMs: TIMEOUT_MS,
-      cooldownMs: 50,
-    })
+    const store = new PostgresStore({ pool, schema: 'floodgate', cooldownMs: 50 })
     let backend: number | undefined
     const freeze = async () => {
       backend = (await pool.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number
       process.kill(backend, 'SIGSTOP')
     }
     try {
-      await expectOperationsFallBack({ store, fallback, backend: 'postgres', freeze })
+      await expectOperationsFallBack({
+        store,
+        backend: 'postgres',
+        codes: {
+          timeout: 'ERR_FLOODGATE_POSTGRES_TIMEOUT',
+          unavailable: 'ERR_FLOODGATE_POSTGRES_UNAVAILABLE',
+        },
+        storeTimeout: TIMEOUT_MS,
+        freeze,
+      })
     } finally {
       if (backend !== undefined) process.kill(backend, 'SIGCONT')
     }
@@ -160,7 +156,7 @@ describe('when PostgreSQL fails', () => {
 
   it('a crash keeps a logged table (after a checkpoint) and empties an unlogged one, as documented', async () => {
     const pool = poolOf(server.connection)
-    const make = (schema: string) => new PostgresStore({ pool, schema, failMode: 'closed' })
+    const make = (schema: string) => new PostgresStore({ pool, schema })
     const logged = make('floodgate')
     const unlogged = make('floodgate_unlogged')
     const window = fixedWindow({ limit: 10, window: '1h' })

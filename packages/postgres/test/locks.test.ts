@@ -1,14 +1,15 @@
-import { fixedWindow } from '@floodgate/core'
+import { createLimiter, fixedWindow, type Limiter } from '@floodgate/core'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type PostgresDecision, PostgresStore } from '../src/index.js'
+import { PostgresStore } from '../src/index.js'
 import { SHARED_POSTGRES, type TestSchema, testSchema, warmUp } from './helpers/database.js'
 
 // A lock another session holds for long, on a key's row or on the whole table: each decision that needs it
-// is bounded (PostgreSQL gives up after lockTimeoutMs, before the store's timeoutMs), taken by the fail mode,
-// and leaves no backend behind still waiting; the other keys go on being decided by PostgreSQL. A decision
-// waiting for a lock holds its pool connection meanwhile, so the pool has one per request in flight here (a
-// pool too small for that makes the others queue past timeoutMs, which opens the circuit: see the docs).
+// is bounded (PostgreSQL gives up after lockTimeoutMs, before the limiter's storeTimeout), rejected by the
+// store and decided by the limiter's failMode ('closed' here), and leaves no backend behind still waiting; the
+// other keys go on being decided by PostgreSQL. A decision waiting for a lock holds its pool connection
+// meanwhile, so the pool has one per request in flight here (a pool too small for that makes the others queue
+// past storeTimeout, which opens the circuit: see the docs).
 const TIMEOUT_MS = 1000 // lockTimeoutMs 250: a held row's two waits end within 500 ms, well before it
 const SLACK_MS = 500
 const algorithm = fixedWindow({ limit: 1_000_000, window: '1h' })
@@ -31,20 +32,19 @@ function observedStore() {
   const store = new PostgresStore({
     pool: db.pool,
     schema: db.schema,
-    timeoutMs: TIMEOUT_MS,
-    failMode: 'closed',
     onError: (error, event) =>
       errors.push({ code: (error as { code?: string }).code, timedOut: event.timedOut }),
   })
-  return { store, errors }
+  const limiter = createLimiter({ store, algorithm, failMode: 'closed', storeTimeout: TIMEOUT_MS })
+  return { store, limiter, errors }
 }
 
 /** Decide each key once, all at once; each decision with its latency. */
-async function decideAll(store: PostgresStore, keys: string[]) {
+async function decideAll(limiter: Limiter, keys: string[]) {
   return Promise.all(
     keys.map(async (key) => {
       const start = performance.now()
-      const decision: PostgresDecision = await store.consume(algorithm, key, 1)
+      const decision = (await limiter.consume(key)) as { source?: string }
       return { key, source: decision.source, ms: performance.now() - start }
     }),
   )
@@ -63,13 +63,13 @@ async function waiting(): Promise<number> {
 
 describe('a lock held for long', () => {
   it("on one key's row: that key's decisions are bounded and fail closed, the others are decided, nothing keeps waiting", async () => {
-    const { store, errors } = observedStore()
+    const { store, limiter, errors } = observedStore()
     expect((await store.consume(algorithm, 'busy', 1)).source).toBe('postgres')
     await holder.query('BEGIN')
     await holder.query(`SELECT FROM "${db.schema}".floodgate WHERE key = 'busy' FOR UPDATE`)
     try {
       const keys = Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? 'busy' : `free-${i}`))
-      const decided = await decideAll(store, keys)
+      const decided = await decideAll(limiter, keys)
       expect(decided.filter((d) => d.key === 'busy').map((d) => d.source)).toEqual(
         Array(6).fill('fail-closed'),
       )
@@ -86,13 +86,13 @@ describe('a lock held for long', () => {
   })
 
   it('on the whole table (ACCESS EXCLUSIVE, as a long migration takes): every decision is bounded, then all resume', async () => {
-    const { store, errors } = observedStore()
+    const { store, limiter, errors } = observedStore()
     expect((await store.consume(algorithm, 'warm', 1)).source).toBe('postgres')
     await holder.query('BEGIN')
     await holder.query(`LOCK TABLE "${db.schema}".floodgate IN ACCESS EXCLUSIVE MODE`)
     try {
       const decided = await decideAll(
-        store,
+        limiter,
         Array.from({ length: 8 }, (_, i) => `table-${i}`),
       )
       expect(decided.map((d) => d.source)).toEqual(Array(8).fill('fail-closed'))
@@ -102,7 +102,7 @@ describe('a lock held for long', () => {
     } finally {
       await holder.query('ROLLBACK')
     }
-    const after = await decideAll(store, ['table-0', 'table-1'])
+    const after = await decideAll(limiter, ['table-0', 'table-1'])
     expect(after.map((d) => d.source)).toEqual(['postgres', 'postgres'])
   })
 })

@@ -1,4 +1,4 @@
-import { fixedWindow } from '@floodgate/core'
+import { createLimiter, fixedWindow } from '@floodgate/core'
 import { recordingSink } from '@floodgate/testkit'
 import { describe, expect, it } from 'vitest'
 import { PostgresStore } from '../src/index.js'
@@ -32,7 +32,7 @@ describe('PostgresStore metrics', () => {
     expect(sink.gaugeValue('floodgate.circuit.open', { store })).toBeUndefined()
   })
 
-  it('an error reply counts as a reply error, and the fail mode takes the decision', async () => {
+  it("an error reply counts as a reply error, the store rejects, and the limiter's failMode takes the decision", async () => {
     const other = await testSchema({ pool: { max: 1 } })
     try {
       await other.pool.query(`DROP FUNCTION "${other.schema}".floodgate_decide`)
@@ -40,14 +40,14 @@ describe('PostgresStore metrics', () => {
       const postgres = new PostgresStore({
         pool: other.pool,
         schema: other.schema,
-        failMode: 'closed',
         metrics: sink,
         sweep: false,
         onError: () => {},
       })
-      expect((await postgres.consume(algorithm, 'k', 1)).source).toBe('fail-closed')
+      const limiter = createLimiter({ store: postgres, algorithm, failMode: 'closed', metrics: sink })
+      expect(await limiter.consume('k')).toMatchObject({ allowed: false, source: 'fail-closed' })
       expect(sink.count('floodgate.store.errors', { store, kind: 'reply' })).toBe(1)
-      expect(sink.count('floodgate.fail_mode', { store, mode: 'closed' })).toBe(1)
+      expect(sink.count('floodgate.fail_mode', { mode: 'closed' })).toBe(1)
       expect(sink.gaugeValue('floodgate.circuit.open', { store })).toBe(0) // an error reply is no outage
       await postgres.close()
     } finally {

@@ -68,7 +68,7 @@ describe('migration', () => {
     )
     expect(index.rows[0].indexdef).toContain('(expires_at)')
     expect(await persistence(schema)).toBe('p')
-    const store = new PostgresStore({ pool, schema, failMode: 'closed' })
+    const store = new PostgresStore({ pool, schema })
     expect(await store.consume(window, 'k', 2)).toMatchObject({
       allowed: true,
       remaining: 3,
@@ -79,7 +79,7 @@ describe('migration', () => {
   it('is idempotent and keeps the rows; run again with unlogged it converts the table, and back', async () => {
     const schema = newSchema()
     await migrate(pool, { schema })
-    const store = new PostgresStore({ pool, schema, failMode: 'closed' })
+    const store = new PostgresStore({ pool, schema })
     await store.consume(window, 'kept', 2)
     await migrate(pool, { schema })
     await migrate(pool, { schema, unlogged: true })
@@ -101,8 +101,8 @@ describe('migration', () => {
     await migrate(pool, { schema })
     await migrate(pool, { schema, table: 'api_limits', unlogged: true })
     expect(await persistence(schema, 'api_limits')).toBe('u')
-    const a = new PostgresStore({ pool, schema, failMode: 'closed' })
-    const b = new PostgresStore({ pool, schema, table: 'api_limits', failMode: 'closed' })
+    const a = new PostgresStore({ pool, schema })
+    const b = new PostgresStore({ pool, schema, table: 'api_limits' })
     await a.consume(window, 'k', 5)
     expect((await b.peek(window, 'k', 1)).remaining).toBe(5)
   })
@@ -111,15 +111,16 @@ describe('migration', () => {
     expect(await publicObjects()).toBe(publicBefore)
   })
 
-  it('a store on a schema nobody migrated says so (onError), decides by its fail mode, and does not open its circuit', async () => {
+  it('a store on a schema nobody migrated says so (onError, and the error it rejects with), and does not open its circuit', async () => {
     const errors: Error[] = []
     const store = new PostgresStore({
       pool,
       schema: 'floodgate_nowhere',
-      failMode: 'closed',
       onError: (error) => errors.push(error),
     })
-    expect((await store.consume(window, 'k', 1)).source).toBe('fail-closed')
+    await expect(store.consume(window, 'k', 1)).rejects.toMatchObject({
+      code: 'ERR_FLOODGATE_POSTGRES_NOT_MIGRATED',
+    })
     expect(errors[0]).toMatchObject({ code: 'ERR_FLOODGATE_POSTGRES_NOT_MIGRATED' })
     expect(errors[0]!.message).toContain(
       "run migrate(pool, { schema: 'floodgate_nowhere', table: 'floodgate' })",

@@ -1,4 +1,4 @@
-import { MemoryStore, RateLimitConfigError } from '@floodgate/core'
+import { createLimiter, fixedWindow, MemoryStore, RateLimitConfigError } from '@floodgate/core'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { PostgresStore, type PostgresStoreOptions } from '../src/index.js'
@@ -21,14 +21,20 @@ describe('PostgresStore options', () => {
     expect(configError({}).message).toBe(
       "Expected `PostgresStore.pool` to be a pg Pool (new Pool() from 'pg'), got undefined (undefined)",
     )
-    expect(configError({ pool, timeoutMs: -5 }).message).toBe(
-      'Expected `PostgresStore.timeoutMs` to be a number of ms > 0, got -5 (number)',
+    expect(configError({ pool, cooldownMs: -5 }).message).toBe(
+      'Expected `PostgresStore.cooldownMs` to be a number of ms > 0, got -5 (number)',
     )
-    expect(configError({ pool, failMode: 'maybe' }).message).toContain("'open', 'closed' or 'fallback'")
     expect(configError({ pool, schema: 'Public' }).option).toBe('PostgresStore.schema')
     expect(configError({ pool, table: 'a-b' }).option).toBe('PostgresStore.table')
-    expect(configError({ pool, timeoutMs: 100, lockTimeoutMs: 50 }).message).toBe(
-      'Expected `PostgresStore.lockTimeoutMs` to be a whole number of ms >= 1, below half of timeoutMs, got 50 (number)',
+    // lockTimeoutMs is checked against the bound a limiter gives the store (its storeTimeout), when it is created.
+    const lockBound = () =>
+      createLimiter({
+        store: new PostgresStore({ pool, lockTimeoutMs: 50 }),
+        algorithm: fixedWindow({ limit: 1, window: '1s' }),
+        storeTimeout: 100,
+      })
+    expect(lockBound).toThrow(
+      "Expected `PostgresStore.lockTimeoutMs` to be a whole number of ms >= 1, below half of the limiter's storeTimeout (100 ms), got 50 (number)",
     )
     expect(configError({ pool, lockTimeoutMs: 1.5 }).option).toBe('PostgresStore.lockTimeoutMs')
     expect(configError({ pool, sweep: { every: 0 } }).option).toBe('PostgresStore.sweep.every')
@@ -41,18 +47,38 @@ describe('PostgresStore options', () => {
     )
   })
 
-  it('has defaults: public.floodgate, 500 ms, a lock wait of a quarter of that, fail open; fallback gets a MemoryStore', () => {
+  it('has defaults: public.floodgate, a bound of 500 ms (the default storeTimeout) and a lock wait of a quarter of the bound a limiter sets', () => {
     const store = new PostgresStore({ pool })
-    expect([
-      store.schema,
-      store.table,
-      store.timeoutMs,
-      store.lockTimeoutMs,
-      store.failMode,
-      store.fallback,
-    ]).toEqual(['public', 'floodgate', 500, 125, 'open', undefined])
-    expect(new PostgresStore({ pool, timeoutMs: 2 }).lockTimeoutMs).toBe(1)
-    expect(new PostgresStore({ pool, failMode: 'fallback' }).fallback).toBeInstanceOf(MemoryStore)
+    expect([store.schema, store.table, store.timeoutMs, store.lockTimeoutMs]).toEqual([
+      'public',
+      'floodgate',
+      500,
+      125,
+    ])
+    const algorithm = fixedWindow({ limit: 1, window: '1s' })
+    createLimiter({ store, algorithm, storeTimeout: 2 })
+    expect([store.timeoutMs, store.lockTimeoutMs]).toEqual([2, 1])
+    const given = new PostgresStore({ pool, lockTimeoutMs: 40 })
+    createLimiter({ store: given, algorithm, storeTimeout: '1s' })
+    expect([given.timeoutMs, given.lockTimeoutMs]).toEqual([1000, 40])
+  })
+
+  it("refuses failMode, fallback and timeoutMs at creation, saying they are the limiter's options now", () => {
+    const moved = [
+      [
+        { failMode: 'closed' },
+        'PostgresStore.failMode',
+        "the limiter's `failMode` (rateLimit({ store, failMode })",
+      ],
+      [{ fallback: new MemoryStore() }, 'PostgresStore.fallback', '`failMode: { fallback: store }`'],
+      [{ timeoutMs: 100 }, 'PostgresStore.timeoutMs', "the limiter's `storeTimeout`"],
+    ] as const
+    for (const [options, option, where] of moved) {
+      const error = configError({ pool, ...options })
+      expect(error.code).toBe('ERR_FLOODGATE_OPTION_MOVED')
+      expect(error.option).toBe(option)
+      expect(error.message).toContain(where)
+    }
   })
 
   it('takes any pool with connect, on and removeListener, and never ends it', async () => {

@@ -1,4 +1,4 @@
-import { fixedWindow } from '@floodgate/core'
+import { createLimiter, fixedWindow } from '@floodgate/core'
 import { algorithmCases } from '@floodgate/testkit'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
@@ -19,7 +19,7 @@ const fields = (d: PostgresDecision) => ({
 
 describe('PostgresStore, unusual paths', () => {
   it('a cost above the limit is refused with retryAfterMs Infinity, as the algorithm says, and writes nothing', async () => {
-    const store = new PostgresStore({ pool: db.pool, schema: db.schema, failMode: 'closed' })
+    const store = new PostgresStore({ pool: db.pool, schema: db.schema })
     const now = Date.UTC(2026, 0, 1, 12)
     for (const { name, create } of algorithmCases) {
       const a = create()
@@ -44,11 +44,13 @@ describe('PostgresStore, unusual paths', () => {
       const store = new PostgresStore({
         pool: other.pool,
         schema: other.schema,
-        failMode: 'closed',
         onError: (e) => errors.push(e),
       })
-      expect((await store.consume(algorithm, 'k', 1)).source).toBe('fail-closed')
-      expect((await store.consume(algorithm, 'k', 1)).source).toBe('fail-closed')
+      await expect(store.consume(algorithm, 'k', 1)).rejects.toMatchObject({
+        code: 'ERR_FLOODGATE_POSTGRES_FAILED',
+      })
+      const limiter = createLimiter({ store, algorithm, failMode: 'closed' })
+      expect(await limiter.consume('k')).toMatchObject({ allowed: false, source: 'fail-closed' })
       expect(errors.map((e) => e.name)).toEqual(['TypeError', 'TypeError'])
       expect(store.degraded).toBe(false)
     } finally {
@@ -61,26 +63,31 @@ describe('PostgresStore, unusual paths', () => {
     await pool.end()
     const store = new PostgresStore({
       pool,
-      failMode: 'open',
       onError: () => {
         throw new Error('bad hook')
       },
     })
-    expect(await store.consume(algorithm, 'k', 1)).toMatchObject({ allowed: true, source: 'fail-open' })
+    const limiter = createLimiter({ store, algorithm, failMode: 'open' })
+    expect(await limiter.consume('k')).toMatchObject({ allowed: true, source: 'fail-open' })
     expect(store.degraded).toBe(true)
-    await expect(store.refund(algorithm, 'k', 1)).resolves.toBeUndefined()
+    await expect(store.refund(algorithm, 'k', 1)).rejects.toMatchObject({
+      code: 'ERR_FLOODGATE_POSTGRES_UNAVAILABLE',
+    })
+    await expect(limiter.refund('k')).resolves.toBeUndefined()
   })
 
   it("an idle connection killed by the server (the pool's 'error' event) opens the circuit, and the pool survives it", async () => {
     const pool = new pg.Pool({ ...SHARED_POSTGRES, max: 1 }) // no 'error' listener of its own: the store's keeps it alive
-    const store = new PostgresStore({ pool, schema: db.schema, failMode: 'closed', cooldownMs: 60_000 })
+    const store = new PostgresStore({ pool, schema: db.schema, cooldownMs: 60_000 })
     const pid = (await pool.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number
     expect(store.degraded).toBe(false)
     const lost = new Promise((resolve) => pool.once('error', resolve))
     await db.pool.query('SELECT pg_terminate_backend($1)', [pid])
     await lost
     expect(store.degraded).toBe(true)
-    expect((await store.consume(algorithm, 'k', 1)).source).toBe('fail-closed')
+    await expect(store.consume(algorithm, 'k', 1)).rejects.toMatchObject({
+      code: 'ERR_FLOODGATE_POSTGRES_UNAVAILABLE',
+    })
     await store.close()
     await pool.end()
   })

@@ -17,7 +17,7 @@ const rows = async (where = 'true') =>
     .n as number
 const clear = () => db.pool.query(`TRUNCATE "${db.schema}".floodgate`)
 const store = (options: Partial<PostgresStoreOptions> = {}) =>
-  new PostgresStore({ pool: db.pool, schema: db.schema, failMode: 'closed', expiryGraceMs: 0, ...options })
+  new PostgresStore({ pool: db.pool, schema: db.schema, expiryGraceMs: 0, ...options })
 
 /** Wait until the database's clock has passed every row's expiry (a few ms here). */
 async function untilAllExpired(where = 'true') {

@@ -1,9 +1,15 @@
-import type { FailMode, MetricsSink, Store } from '@floodgate/core'
-import { metricsSinkSchema, parseOptions, positive, positiveInt, storeSchema } from '@floodgate/core/internal'
+import type { MetricsSink } from '@floodgate/core'
+import {
+  metricsSinkSchema,
+  parseOptions,
+  positive,
+  positiveInt,
+  refuseMovedOptions,
+} from '@floodgate/core/internal'
 import { z } from 'zod'
 import { clientKind, type RedisClient } from './clients/index.js'
 
-export type { FailMode, RedisClient }
+export type { RedisClient }
 
 /** What `onError` is told about a failure. */
 export interface RedisStoreErrorEvent {
@@ -11,9 +17,7 @@ export interface RedisStoreErrorEvent {
   operation: 'consume' | 'consumeAll' | 'peek' | 'refund' | 'reset'
   /** The key, as the store received it (for `consumeAll`, the first item's). */
   key: string
-  /** The fail mode the decision took. */
-  failMode: FailMode
-  /** Whether the error was the `timeoutMs` bound. */
+  /** Whether the error was the store's time bound (the limiter's `storeTimeout`). */
   timedOut: boolean
 }
 
@@ -39,30 +43,9 @@ export interface RedisStoreOptions {
    */
   prefix?: string
   /**
-   * The most a decision waits for Redis, in ms. Past it the decision is taken by `failMode`, and Redis is
-   * not waited on again for `cooldownMs`.
-   * @default 500
-   * @example 100
-   */
-  timeoutMs?: number
-  /**
-   * What a decision is when Redis fails or times out: `'open'` allows the request, `'closed'` refuses it,
-   * `'fallback'` asks the `fallback` store (an in-memory insurance limiter, per process). The decision
-   * says which (`source: 'fail-open' | 'fail-closed' | 'fallback'`), and `onError` is called.
-   * @default 'open'
-   * @example 'fallback'
-   */
-  failMode?: FailMode
-  /**
-   * The store `failMode: 'fallback'` decides with while Redis is unavailable. Its limits count per process.
-   * @default new MemoryStore() (when failMode is 'fallback')
-   * @example new MemoryStore({ maxKeys: 100_000 })
-   */
-  fallback?: Store
-  /**
-   * After a timeout or a connection error, how long (ms) decisions take the fail mode at once, without
-   * trying Redis; afterwards Redis is tried again as soon as the client is connected. Also the
-   * `retryAfterMs` of a fail-closed refusal.
+   * After a timeout or a connection error, how long (ms) calls reject at once (`ERR_FLOODGATE_REDIS_UNAVAILABLE`,
+   * and the limiter's `failMode` decides), without trying Redis; afterwards Redis is tried again as soon as the
+   * client is connected.
    * @default 1000
    * @example 250
    */
@@ -85,15 +68,15 @@ export interface RedisStoreOptions {
    */
   expiryGraceMs?: number
   /**
-   * Called with every Redis error or timeout (not with the fail-fast decisions taken while the circuit is
-   * open). It must not throw.
+   * Called with every Redis error or timeout (not with the calls refused at once while the circuit is open).
+   * It must not throw.
    * @default undefined (none)
    * @example (error, event) => log.warn({ err: error, ...event }, 'rate limiter store failed')
    */
   onError?: (error: Error, event: RedisStoreErrorEvent) => void
   /**
    * Where to report the store's calls to Redis (`floodgate_store_duration_seconds`, `floodgate_store_errors_total`),
-   * its fail-mode decisions, its circuit's state and its block-cache hits, labelled `store="redis"` (see
+   * its circuit's state and its block-cache hits, labelled `store="redis"` (see
    * `docs/metrics.md`). Pass the sink the limiter has.
    * @default none
    * @example prometheus({ register })
@@ -113,11 +96,6 @@ const schema = z.strictObject({
     .string({ error: 'a non-empty string without { or }' })
     .regex(/^[^{}]+$/, { error: 'a non-empty string without { or }' })
     .default('floodgate'),
-  timeoutMs: positive('a number of ms > 0').default(500),
-  failMode: z
-    .enum(['open', 'closed', 'fallback'], { error: "'open', 'closed' or 'fallback'" })
-    .default('open'),
-  fallback: storeSchema.optional(),
   cooldownMs: positive('a number of ms > 0').default(1000),
   blockCache: z
     .union(
@@ -141,7 +119,11 @@ const schema = z.strictObject({
 
 export type ParsedOptions = z.output<typeof schema>
 
-/** Validate the options, or throw a `RateLimitConfigError` naming the option, the value and what is allowed. */
+/**
+ * Validate the options, or throw a `RateLimitConfigError` naming the option, the value and what is allowed;
+ * `failMode`, `fallback` and `timeoutMs` are refused with where each went (the limiter's options).
+ */
 export function parseStoreOptions(options: RedisStoreOptions): ParsedOptions {
+  refuseMovedOptions(options, 'RedisStore')
   return parseOptions(schema, options, 'RedisStore')
 }

@@ -8,7 +8,23 @@ import type { Script } from './scripts/index.js'
 const failure = (error: unknown): CallFailure => new CallFailure(error, false, replyCode(error) === undefined)
 
 /**
- * Runs scripts and commands on Redis, each bounded by `timeoutMs`: it settles with Redis's reply or a
+ * The deadlines of a RedisStore's calls (shared with a SyncedStore over it), bounded by `timeoutMs` until a
+ * limiter sets the store's bound; a call past it settles with `ERR_FLOODGATE_REDIS_TIMEOUT`.
+ */
+export function redisDeadlines(timeoutMs: number): Deadlines {
+  return new Deadlines(
+    timeoutMs,
+    (ms) =>
+      new CallFailure(
+        new RedisStoreError('ERR_FLOODGATE_REDIS_TIMEOUT', `Redis did not answer within ${ms} ms`),
+        true,
+        true,
+      ),
+  )
+}
+
+/**
+ * Runs scripts and commands on Redis, each bounded by its `deadlines`: it settles with Redis's reply or a
  * {@link CallFailure}, never rejects, never waits longer. EVALSHA falls back to EVAL (which also loads the
  * script) on a NOSCRIPT reply, and only then, within the same bound. The client (ioredis or node-redis) is
  * adapted once, here; the runner is also the circuit's view of its connection (`status`).
@@ -19,17 +35,14 @@ export class ScriptRunner {
   /** Whether the client is a Redis Cluster client. */
   readonly isCluster: boolean
   private readonly client: ScriptClient
-  private readonly deadlines: Deadlines
 
-  constructor(client: RedisClient, timeoutMs: number) {
+  constructor(
+    client: RedisClient,
+    private readonly deadlines: Deadlines,
+  ) {
     this.client = adaptClient(client)
     this.binary = this.client.binary
     this.isCluster = this.client.isCluster
-    const message = `Redis did not answer within ${timeoutMs} ms`
-    this.deadlines = new Deadlines(
-      timeoutMs,
-      () => new CallFailure(new RedisStoreError('ERR_FLOODGATE_REDIS_TIMEOUT', message), true, true),
-    )
   }
 
   /** `'ready'` while the client is connected (see {@link ScriptClient.status}). */

@@ -1,26 +1,26 @@
-import { type Algorithm, type ConsumeItem, type Decision, MemoryStore, type Store } from '@floodgate/core'
+import type { Algorithm, ConsumeItem, Decision, Store } from '@floodgate/core'
 import {
   CallFailure,
   Circuit,
   consumeInGroups,
   createStoreMetrics,
-  type FailModeDecisions,
-  failModeDecisions,
+  DEFAULT_STORE_TIMEOUT_MS,
+  type Deadlines,
   failureReporter,
   readSettled,
   type Settled,
   type StoreMetrics,
 } from '@floodgate/core/internal'
 import { type BlockCache, blockCacheOf } from './block-cache.js'
+import { circuitOpenError, storeErrorOf } from './errors.js'
 import {
-  type FailMode,
   parseStoreOptions,
   type RedisClient,
   type RedisStoreErrorEvent,
   type RedisStoreOptions,
 } from './options.js'
 import { RedisKeys } from './redis-keys.js'
-import { ScriptRunner } from './script-runner.js'
+import { redisDeadlines, ScriptRunner } from './script-runner.js'
 import { StoreCalls, slotGroups } from './store-calls.js'
 import { storeMetricsOf } from './store-metrics-of.js'
 import { parseAllReply, parseReply, type RedisDecision } from './wire.js'
@@ -28,27 +28,27 @@ import { parseAllReply, parseReply, type RedisDecision } from './wire.js'
 /**
  * Rate-limit state in Redis, shared by every server: each algorithm is one Lua script, run with a single
  * EVALSHA per decision (read, decide and write atomically, on the Redis server's clock unless the limiter
- * passes a time). Works on a standalone Redis and on a Redis Cluster, with ioredis or node-redis; every
- * decision is bounded by `timeoutMs` and, when Redis fails, taken by `failMode`.
+ * passes a time). Works on a standalone Redis and on a Redis Cluster, with ioredis or node-redis. Every call
+ * answers within the limiter's `storeTimeout` or rejects with a `RedisStoreError` (at once while Redis is
+ * known to be down): the limiter's `failMode` then decides.
  *
  * @example
- * const store = new RedisStore({ client: new Redis(process.env.REDIS_URL), failMode: 'fallback' })
- * const limiter = createLimiter({ algorithm: gcra({ rate: 10 }), store })
+ * const store = new RedisStore({ client: new Redis(process.env.REDIS_URL) })
+ * const limiter = createLimiter({ algorithm: gcra({ rate: 10 }), store, failMode: { fallback: new MemoryStore() } })
  * @example
  * const store = new RedisStore({ client: await createClient({ url: process.env.REDIS_URL }).connect() })
  */
 export class RedisStore implements Store {
   readonly client: RedisClient
   readonly prefix: string
-  readonly timeoutMs: number
-  readonly failMode: FailMode
-  /** The store used while Redis is unavailable, with `failMode: 'fallback'`. */
-  readonly fallback: Store | undefined
+  /** The deadlines of every call to Redis (this store's, and a SyncedStore's over it). */
+  readonly deadlines: Deadlines
+  /** The shortest bound a limiter set (`answerWithin`), if one did. */
+  private bound: number | undefined
   private readonly circuit: Circuit
   private readonly blocks: BlockCache | undefined
   private readonly rkeys: RedisKeys
   private readonly calls: StoreCalls
-  private readonly failing: FailModeDecisions
   private readonly metrics: StoreMetrics | undefined
   private readonly reportFailure: (failure: CallFailure, event: RedisStoreErrorEvent) => void
 
@@ -56,10 +56,8 @@ export class RedisStore implements Store {
     const parsed = parseStoreOptions(options)
     this.client = parsed.client
     this.prefix = parsed.prefix
-    this.timeoutMs = parsed.timeoutMs
-    this.failMode = parsed.failMode
-    this.fallback = parsed.fallback ?? (parsed.failMode === 'fallback' ? new MemoryStore() : undefined)
-    const runner = new ScriptRunner(parsed.client, this.timeoutMs)
+    this.deadlines = redisDeadlines(DEFAULT_STORE_TIMEOUT_MS)
+    const runner = new ScriptRunner(parsed.client, this.deadlines)
     this.circuit = new Circuit(runner, parsed.cooldownMs)
     this.metrics = createStoreMetrics({
       sink: parsed.metrics,
@@ -74,19 +72,28 @@ export class RedisStore implements Store {
       metrics: this.metrics,
       onError: parsed.onError,
     })
-    this.failing = failModeDecisions({
-      failMode: this.failMode,
-      fallback: this.fallback,
-      closedRetryAfterMs: parsed.cooldownMs,
-      metrics: this.metrics,
-    })
     this.rkeys = new RedisKeys(this.prefix)
     this.blocks = blockCacheOf(parsed.blockCache)
   }
 
-  /** Whether decisions are failing fast right now because Redis recently failed. */
+  /** Whether calls are failing fast right now because Redis recently failed. */
   get degraded(): boolean {
     return this.circuit.open
+  }
+
+  /** The most a call waits for Redis, in ms: the limiter's `storeTimeout` (see `answerWithin`). */
+  get timeoutMs(): number {
+    return this.deadlines.timeoutMs
+  }
+
+  /**
+   * Answer every later call within `timeoutMs` or reject with `ERR_FLOODGATE_REDIS_TIMEOUT`: the limiter's
+   * `storeTimeout`, given when a limiter is created over this store. Several limiters: the shortest.
+   */
+  answerWithin(timeoutMs: number): void {
+    if (this.bound !== undefined && this.bound <= timeoutMs) return
+    this.bound = timeoutMs
+    this.deadlines.bound(timeoutMs)
   }
 
   /** The Redis key holding `key`'s state for `algorithm` (see `redisKey`). */
@@ -105,37 +112,31 @@ export class RedisStore implements Store {
         return Promise.resolve(cached)
       }
     }
-    if (!this.circuit.allows()) return this.fallBack('consume', algorithm, key, cost, now)
+    if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
     return this.decideOne('consume', rkey, algorithm, key, cost, now, sentAt)
   }
 
   peek(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<RedisDecision> {
-    if (!this.circuit.allows()) return this.fallBack('peek', algorithm, key, cost, now)
+    if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
     return this.decideOne('peek', this.rkeys.of(algorithm, key), algorithm, key, cost, now, 0)
   }
 
-  /** Give units back. Never rejects: a failure is reported to `onError` (and applied to the fallback store). */
+  /** Give units back. Rejects with a `RedisStoreError` when Redis cannot take them (reported to `onError`). */
   refund(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<void> {
     const rkey = this.rkeys.of(algorithm, key)
     this.blocks?.delete(rkey)
-    if (!this.circuit.allows()) return this.failing.refund(algorithm, key, cost, now)
+    if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
     return this.calls.one('refund', rkey, algorithm, cost, now).then((settled) => {
-      if (!(settled instanceof CallFailure)) return
-      this.report('refund', settled, key)
-      return this.failing.refund(algorithm, key, cost, now)
+      if (settled instanceof CallFailure) throw this.failed('refund', settled, key)
     })
   }
 
-  /** Forget `key` (in Redis, in the block cache and in the fallback store). Rejects when Redis fails. */
+  /** Forget `key` (in Redis and in the block cache). Rejects with a `RedisStoreError` when Redis fails. */
   async reset(algorithm: Algorithm, key: string): Promise<void> {
     const rkey = this.rkeys.of(algorithm, key)
     this.blocks?.delete(rkey)
-    if (this.fallback) await this.fallback.reset(algorithm, key)
     const settled = await this.calls.del(rkey)
-    if (settled instanceof CallFailure) {
-      this.report('reset', settled, key)
-      throw settled.error
-    }
+    if (settled instanceof CallFailure) throw this.failed('reset', settled, key)
   }
 
   /**
@@ -182,14 +183,14 @@ export class RedisStore implements Store {
     keys: readonly string[],
     now: number | undefined,
   ): Promise<Decision[]> {
-    if (!this.circuit.allows()) return this.failing.decideAll(items, now)
+    if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
     const sentAt = now !== undefined ? now : performance.now()
     return this.calls.all(items, keys, now).then((settled) => this.readAll(settled, items, keys, now, sentAt))
   }
 
   /**
-   * The decisions of a consume-all call sent at `sentAt`, or the fail mode's when it failed or its reply is
-   * unreadable; a refusal is remembered in the block cache.
+   * The decisions of a consume-all call sent at `sentAt`; a refusal is remembered in the block cache. A call
+   * that failed, or whose reply is unreadable, rejects.
    */
   private readAll(
     settled: Settled,
@@ -197,18 +198,15 @@ export class RedisStore implements Store {
     keys: readonly string[],
     now: number | undefined,
     sentAt: number,
-  ): Decision[] | Promise<Decision[]> {
+  ): Decision[] {
     const decisions = readSettled(settled, parseAllReply, items)
-    if (decisions instanceof CallFailure) {
-      this.report('consumeAll', decisions, items[0]!.key)
-      return this.failing.decideAll(items, now)
-    }
+    if (decisions instanceof CallFailure) throw this.failed('consumeAll', decisions, items[0]!.key)
     this.blocks?.addRefusals(keys, items, decisions, sentAt, now !== undefined)
     return decisions
   }
 
   /**
-   * A consume or peek through Redis; an error, a timeout or an unreadable reply takes the fail mode. A refusal
+   * A consume or peek through Redis; an error, a timeout or an unreadable reply rejects. A refusal
    * of a consume sent at `sentAt` is remembered in the block cache. One `.then`, and no closure but its own.
    */
   private decideOne(
@@ -228,23 +226,16 @@ export class RedisStore implements Store {
         }
         return decision
       }
-      this.report(operation, decision, key)
-      return this.fallBack(operation, algorithm, key, cost, now)
+      throw this.failed(operation, decision, key)
     })
   }
 
-  private fallBack(
-    operation: 'consume' | 'peek',
-    algorithm: Algorithm,
-    key: string,
-    cost: number,
-    now: number | undefined,
-  ): Promise<RedisDecision> {
-    return this.failing.decide(operation, algorithm, key, cost, now) as Promise<RedisDecision>
-  }
-
-  /** Report a failure; a timeout or a connection error (anything but an error reply) opens the circuit. */
-  private report(operation: RedisStoreErrorEvent['operation'], failure: CallFailure, key: string): void {
-    this.reportFailure(failure, { operation, key, failMode: this.failMode, timedOut: failure.timedOut })
+  /**
+   * Report a failure (a timeout or a connection error, anything but an error reply, opens the circuit) and
+   * give the error to reject with.
+   */
+  private failed(operation: RedisStoreErrorEvent['operation'], failure: CallFailure, key: string): Error {
+    this.reportFailure(failure, { operation, key, timedOut: failure.timedOut })
+    return storeErrorOf(failure)
   }
 }

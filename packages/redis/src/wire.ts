@@ -1,4 +1,4 @@
-import type { Algorithm, AlgorithmKind, ConsumeItem, Decision, FailSource } from '@floodgate/core'
+import type { Algorithm, AlgorithmKind, ConsumeItem, Decision } from '@floodgate/core'
 import { PARAM_SLOTS, STEP_PARAMS, stepParams } from '@floodgate/core/internal'
 
 /**
@@ -28,8 +28,8 @@ import { PARAM_SLOTS, STEP_PARAMS, stepParams } from '@floodgate/core/internal'
  * decisions joined by commas. One string is what a client reads fastest (no array to build).
  */
 
-/** Where a RedisStore decision came from: the script, the block cache, or a fail mode. */
-export type DecisionSource = 'redis' | 'block-cache' | FailSource
+/** Where a RedisStore decision came from: the script, or the block cache. */
+export type DecisionSource = 'redis' | 'block-cache'
 
 /** A {@link Decision} that also says where it came from. */
 export interface RedisDecision extends Decision {

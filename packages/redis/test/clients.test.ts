@@ -49,7 +49,7 @@ describe('adaptClient', () => {
     expect(Buffer.isBuffer(reply) && (reply as Buffer).readDoubleLE(0)).toBe(0.5)
     // A view with a type mapping of its own: the store's mapping, sent with every command, wins.
     const view = client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: String })
-    const store = new RedisStore({ client: view, prefix: testPrefix('view'), failMode: 'closed' })
+    const store = new RedisStore({ client: view, prefix: testPrefix('view') })
     expect(await store.consume(fixedWindow({ limit: 1, window: '1m' }), 'k', 1)).toMatchObject({
       allowed: true,
       source: 'redis',

@@ -8,7 +8,7 @@ import {
 import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { RedisClient } from '../src/index.js'
-import { expectBoundedAndHonoured, load, stores } from './failure-load.js'
+import { expectBoundedAndHonoured, limiters, load } from './failure-load.js'
 import { CLIENT_NAMES, type ClientName, openClient, type TestClient } from './helpers.js'
 
 // Real failures in a real 3-master Redis Cluster (no replicas) this file starts, once per client: one master
@@ -58,7 +58,7 @@ for (const name of CLIENT_NAMES) {
     })
 
     it('a master killed mid-load and restarted: bounded, each mode honoured, every key on Redis again', async () => {
-      const run = load(stores(await client()))
+      const run = load(limiters(await client()))
       // Warm: every key decided by Redis once (the client has connected to every master), then steady.
       await until(() => run.allKeysFromBackendSince(0))
       const warm = run.records.length
@@ -76,8 +76,8 @@ for (const name of CLIENT_NAMES) {
       expect(run.records.slice(warm, killed).filter((r) => r.source !== 'redis')).toEqual([])
     }, 60_000)
 
-    it('a master frozen (connected, never answering): bounded by timeoutMs, then every key on Redis again', async () => {
-      const run = load(stores(await client()))
+    it('a master frozen (connected, never answering): bounded by storeTimeout, then every key on Redis again', async () => {
+      const run = load(limiters(await client()))
       await run.eachMode(20, true)
       victim.pause()
       const paused = run.records.length
@@ -96,7 +96,7 @@ for (const name of CLIENT_NAMES) {
 
     it('every master down when the client is created: bounded, fail mode, then Redis once the Cluster is up', async () => {
       for (const server of cluster.servers) await server.kill('SIGKILL')
-      const run = load(stores(await client(false)), 4)
+      const run = load(limiters(await client(false)), 4)
       await run.eachMode(10, false)
       for (const server of cluster.servers) await server.restart()
       await clusterOk(cluster)

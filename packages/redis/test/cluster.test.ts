@@ -1,5 +1,5 @@
 import { fixedWindow, gcra, tokenBucket } from '@floodgate/core'
-import { describeStoreConformance, type RedisCluster, startRedisCluster } from '@floodgate/testkit'
+import { bounded, describeStoreConformance, type RedisCluster, startRedisCluster } from '@floodgate/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keySlot, RedisStore } from '../src/index.js'
 import {
@@ -19,7 +19,7 @@ const newClient = async (name: ClientName, resilience: Resilience = {}) => {
   return opened.client
 }
 const newStore = async (name: ClientName, resilience: Resilience = {}) =>
-  new RedisStore({ client: await newClient(name, resilience), failMode: 'closed', timeoutMs: 5000 })
+  bounded(new RedisStore({ client: await newClient(name, resilience) }), 5000)
 
 beforeAll(async () => {
   cluster = await startRedisCluster({ masters: 3 })

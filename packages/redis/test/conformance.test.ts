@@ -1,4 +1,4 @@
-import { describeStoreConformance, type StoreFactory } from '@floodgate/testkit'
+import { bounded, describeStoreConformance, type StoreFactory } from '@floodgate/testkit'
 import type { Redis } from 'ioredis'
 import { RedisStore, type RedisStoreOptions } from '../src/index.js'
 import { type ClientName, type Resilience, sharedTestClient, type TestClient, testPrefix } from './helpers.js'
@@ -15,12 +15,13 @@ function redisFactory(
   return {
     async create() {
       const opened = await sharedTestClient(name, resilience)
-      const store = new RedisStore({
-        client: narrow ? narrow(opened.client as Redis) : opened.client,
-        prefix: testPrefix(prefix),
-        failMode: 'closed',
-        timeoutMs: 5000,
-      })
+      const store = bounded(
+        new RedisStore({
+          client: narrow ? narrow(opened.client as Redis) : opened.client,
+          prefix: testPrefix(prefix),
+        }),
+        5000,
+      )
       clients.set(store, opened)
       return store
     },

@@ -34,10 +34,9 @@ describe('RedisStore.consumeAll on many items', () => {
         const store = new RedisStore({
           client: text ? narrow(opened.client as Redis) : opened.client,
           prefix: `${shared.prefix}:${name}:${text}`,
-          failMode: 'closed',
-          timeoutMs: 10_000,
           onError: (error) => errors.push(error),
         })
+        store.answerWithin(10_000)
         const items = Array.from({ length: ITEMS }, (_, i) => ({ algorithm, key: `{one}:${i}`, cost: 1 }))
         const first = await store.consumeAll(items)
         expect(errors).toEqual([])

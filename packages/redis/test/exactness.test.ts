@@ -79,7 +79,7 @@ for (const deployment of deployments) {
         const opened = openClient(name, target())
         await opened.ready
         try {
-          const store = new RedisStore({ client: opened.client, prefix, failMode: 'closed' })
+          const store = new RedisStore({ client: opened.client, prefix })
           const algorithm = slidingWindowCounter({ limit: LIMIT, window: '1h' })
           const key = 'bound-swc'
           expect((await store.consume(algorithm, key, 100, Date.UTC(2026, 0, 1, 11, 59))).allowed).toBe(true)

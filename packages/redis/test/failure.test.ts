@@ -1,4 +1,4 @@
-import { fixedWindow, MemoryStore } from '@floodgate/core'
+import { createLimiter, fixedWindow } from '@floodgate/core'
 import {
   expectOperationsFallBack,
   FAIL_MODES,
@@ -9,12 +9,13 @@ import {
 } from '@floodgate/testkit'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type RedisClient, RedisStore } from '../src/index.js'
-import { algorithm, expectBoundedAndHonoured, load, stores, TIMEOUT_MS } from './failure-load.js'
+import { algorithm, expectBoundedAndHonoured, limiters, load, TIMEOUT_MS } from './failure-load.js'
 import { CLIENT_NAMES, type ClientName, openClient, type TestClient } from './helpers.js'
 
 // Real failures of a real redis-server this file starts: killed mid-load and restarted on the same port,
-// frozen (SIGSTOP: connected but silent), absent at start. Assertions count outcomes; the only clock read is
-// each request's own latency, and the count of requests that took longer than timeoutMs + slack must be 0.
+// frozen (SIGSTOP: connected but silent), absent at start. The store rejects when it cannot answer; a limiter
+// of each failure mode over it decides. Assertions count outcomes; the only clock read is each request's own
+// latency, and the count of requests that took longer than storeTimeout + slack must be 0.
 // Every test runs with each client the store takes (ioredis, node-redis), both left at their default offline
 // queue (on), which is what the store's timeout and circuit must bound.
 const unhandled = watchUnhandled()
@@ -50,8 +51,7 @@ for (const name of CLIENT_NAMES)
       const server = await startRedis()
       servers.push(server)
       const c = await connected(name, server.port)
-      const byMode = stores(c)
-      const run = load(byMode)
+      const run = load(limiters(c))
       const phase = { killed: 0, restarted: 0 }
 
       await run.eachMode(20, true)
@@ -71,21 +71,18 @@ for (const name of CLIENT_NAMES)
       }
     }, 60_000)
 
-    it('frozen (connected, never answering): every decision is bounded by timeoutMs, then Redis is used again', async () => {
+    it('frozen (connected, never answering): every decision is bounded by storeTimeout, then Redis is used again', async () => {
       const server = await startRedis()
       servers.push(server)
       const c = await connected(name, server.port)
       const errors: string[] = []
-      const byMode = stores(c)
       const observed = new RedisStore({
         client: c,
         prefix: 'frozen-observed',
-        timeoutMs: TIMEOUT_MS,
         cooldownMs: 200,
         onError: (error) => errors.push((error as { code?: string }).code ?? error.message),
       })
-      byMode.set('open', observed)
-      const run = load(byMode)
+      const run = load(limiters(c, observed))
       await run.eachMode(10, true)
       server.pause()
       const paused = run.records.length
@@ -103,8 +100,7 @@ for (const name of CLIENT_NAMES)
     it('unreachable at start: decisions are bounded and take the fail mode; once Redis is up, it is used', async () => {
       const port = await freePort()
       const c = client(name, port)
-      const byMode = stores(c)
-      const run = load(byMode, 4)
+      const run = load(limiters(c), 4)
       await run.eachMode(10, false)
       servers.push(await startRedis({ port }))
       await run.eachMode(10, true)
@@ -116,26 +112,30 @@ for (const name of CLIENT_NAMES)
     it('with the offline queue off, a dead client fails at once instead of waiting for the timeout', async () => {
       const port = await freePort()
       const c = client(name, port, false)
-      const store = new RedisStore({ client: c, failMode: 'closed', timeoutMs: 60_000 })
-      const decisions = await Promise.all(Array.from({ length: 5 }, () => store.consume(algorithm, 'k', 1)))
-      expect(decisions.map((d) => d.source)).toEqual(Array(5).fill('fail-closed'))
+      const store = new RedisStore({ client: c })
+      const limiter = createLimiter({ store, algorithm, failMode: 'closed', storeTimeout: '1m' })
+      const decisions = await Promise.all(Array.from({ length: 5 }, () => limiter.consume('k')))
+      expect(decisions.map((d) => (d as { source?: string }).source)).toEqual(Array(5).fill('fail-closed'))
+      expect(decisions.map((d) => d.retryAfterMs)).toEqual(Array(5).fill(1000))
+      await expect(store.consume(algorithm, 'k', 1)).rejects.toMatchObject({
+        code: 'ERR_FLOODGATE_REDIS_UNAVAILABLE',
+      })
       expect(unhandled).toEqual([])
     })
 
-    it('peek, refund and consumeAll are bounded too; refund never rejects, reset does', async () => {
+    it('peek, refund and consumeAll are bounded too and reject; over a limiter the fallback decides; reset rejects', async () => {
       const server = await startRedis()
       servers.push(server)
       const c = await connected(name, server.port)
-      const fallback = new MemoryStore()
-      const store = new RedisStore({
-        client: c,
-        failMode: 'fallback',
-        fallback,
-        timeoutMs: TIMEOUT_MS,
-        cooldownMs: 50,
-      })
+      const store = new RedisStore({ client: c, cooldownMs: 50 })
       try {
-        await expectOperationsFallBack({ store, fallback, backend: 'redis', freeze: () => server.pause() })
+        await expectOperationsFallBack({
+          store,
+          backend: 'redis',
+          codes: { timeout: 'ERR_FLOODGATE_REDIS_TIMEOUT', unavailable: 'ERR_FLOODGATE_REDIS_UNAVAILABLE' },
+          storeTimeout: TIMEOUT_MS,
+          freeze: () => server.pause(),
+        })
         await new Promise((r) => setTimeout(r, 60)) // past the cooldown: reset reaches the frozen server
         const small = fixedWindow({ limit: 2, window: '1h' })
         await expect(store.reset(small, 'k')).rejects.toMatchObject({ code: 'ERR_FLOODGATE_REDIS_TIMEOUT' })

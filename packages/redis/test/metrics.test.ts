@@ -1,12 +1,12 @@
-import { fixedWindow } from '@floodgate/core'
+import { createLimiter, fixedWindow, MemoryStore } from '@floodgate/core'
 import { type RedisServer, recordingSink, startRedis } from '@floodgate/testkit'
 import { afterEach, describe, expect, it } from 'vitest'
 import { RedisStore, SyncedStore } from '../src/index.js'
 import { openClient, type TestClient } from './open-client.js'
 
 // What a RedisStore reports through its `metrics` option, on a redis-server this file starts: each call's
-// duration by operation, block-cache hits, and, with the server frozen (SIGSTOP), the timeout, the fail-mode
-// decisions and the open circuit. Counts only: no assertion on how long anything took.
+// duration by operation, block-cache hits, and, with the server frozen (SIGSTOP), the timeout, the failMode
+// decisions (the limiter's) and the open circuit. Counts only: no assertion on how long anything took.
 const clients: TestClient[] = []
 const servers: RedisServer[] = []
 afterEach(async () => {
@@ -21,7 +21,8 @@ async function setup(options: Partial<ConstructorParameters<typeof RedisStore>[0
   clients.push(opened)
   await opened.ready
   const sink = recordingSink()
-  const store = new RedisStore({ client: opened.client, metrics: sink, timeoutMs: 100, ...options })
+  const store = new RedisStore({ client: opened.client, metrics: sink, ...options })
+  store.answerWithin(100)
   return { server, sink, store }
 }
 
@@ -53,19 +54,27 @@ describe('RedisStore metrics', () => {
     expect(sink.gaugeValue('floodgate.circuit.open', { store })).toBe(0)
   })
 
-  it('frozen Redis: a timeout, the fail mode taking each decision, the circuit open; closing stops the gauge', async () => {
-    const { server, sink, store: redis } = await setup({ failMode: 'fallback', cooldownMs: 60_000 })
-    await redis.consume(algorithm, 'k', 1)
+  it("frozen Redis: a timeout, the limiter's failMode taking each decision (counted by the limiter), the circuit open; closing stops the gauge", async () => {
+    const { server, sink, store: redis } = await setup({ cooldownMs: 60_000 })
+    const limiter = createLimiter({
+      store: redis,
+      algorithm,
+      failMode: { fallback: new MemoryStore() },
+      storeTimeout: 100,
+      metrics: sink,
+    })
+    await limiter.consume('k')
     server.pause()
+    const source = (d: object) => (d as { source?: string }).source
     try {
-      expect((await redis.consume(algorithm, 'k', 1)).source).toBe('fallback') // waits timeoutMs
-      expect((await redis.consume(algorithm, 'k', 1)).source).toBe('fallback') // the circuit: at once
+      expect(source(await limiter.consume('k'))).toBe('fallback') // waits storeTimeout
+      expect(source(await limiter.consume('k'))).toBe('fallback') // the circuit: at once
     } finally {
       server.resume()
     }
     expect(sink.count('floodgate.store.errors', { store, kind: 'timeout' })).toBe(1)
-    expect(sink.count('floodgate.fail_mode', { store, mode: 'fallback' })).toBe(2)
-    expect(sink.count('floodgate.fail_mode', { store, mode: 'open' })).toBe(0)
+    expect(sink.count('floodgate.fail_mode', { mode: 'fallback' })).toBe(2)
+    expect(sink.count('floodgate.fail_mode', { mode: 'open' })).toBe(0)
     expect(calls(sink, 'consume')).toBe(2) // the one that timed out was timed; the fail-fast one never left
     expect(sink.gaugeValue('floodgate.circuit.open', { store })).toBe(1)
     redis.close()
@@ -84,7 +93,7 @@ describe('RedisStore metrics', () => {
     await synced.consume(wide, 'a', 1) // counted locally, sent with the next sync
     server.pause()
     try {
-      await synced.sync() // times out (timeoutMs 100)
+      await synced.sync() // times out (the store's bound: 100 ms)
     } finally {
       server.resume()
     }

@@ -1,4 +1,4 @@
-import { MemoryStore, RateLimitConfigError } from '@floodgate/core'
+import { createLimiter, fixedWindow, MemoryStore, RateLimitConfigError } from '@floodgate/core'
 import { Cluster, Redis } from 'ioredis'
 import { createClient, createClientPool, createCluster, createSentinel } from 'redis'
 import { describe, expect, it } from 'vitest'
@@ -21,24 +21,47 @@ describe('RedisStore options', () => {
     expect(configError({}).message).toBe(
       'Expected `RedisStore.client` to be an ioredis client (new Redis(url), new Redis.Cluster(nodes)) or a node-redis client (createClient(), createCluster()), got undefined (undefined)',
     )
-    expect(configError({ client, timeoutMs: -5 }).message).toBe(
-      'Expected `RedisStore.timeoutMs` to be a number of ms > 0, got -5 (number)',
+    expect(configError({ client, cooldownMs: -5 }).message).toBe(
+      'Expected `RedisStore.cooldownMs` to be a number of ms > 0, got -5 (number)',
     )
-    expect(configError({ client, failMode: 'maybe' }).message).toContain("'open', 'closed' or 'fallback'")
     expect(configError({ client, prefix: 'a{b' }).option).toBe('RedisStore.prefix')
     expect(configError({ client, blockCache: { maxKeys: 0 } }).option).toBe('RedisStore.blockCache.maxKeys')
     expect(configError({ client, timeout: 5 }).code).toBe('ERR_FLOODGATE_UNKNOWN_OPTION')
   })
 
-  it('has defaults: prefix floodgate, 500 ms, fail open; fallback gets a MemoryStore', () => {
+  it("refuses failMode, fallback and timeoutMs at creation, saying they are the limiter's options now", () => {
+    const moved = [
+      [
+        { failMode: 'closed' },
+        'RedisStore.failMode',
+        "the limiter's `failMode` (rateLimit({ store, failMode })",
+      ],
+      [
+        { failMode: 'fallback', fallback: new MemoryStore() },
+        'RedisStore.failMode',
+        'createLimiter({ store, failMode })',
+      ],
+      [{ fallback: new MemoryStore() }, 'RedisStore.fallback', '`failMode: { fallback: store }`'],
+      [{ timeoutMs: 100 }, 'RedisStore.timeoutMs', "the limiter's `storeTimeout`"],
+    ] as const
+    for (const [options, option, where] of moved) {
+      const error = configError({ client, ...options })
+      expect(error).toBeInstanceOf(RateLimitConfigError)
+      expect(error.code).toBe('ERR_FLOODGATE_OPTION_MOVED')
+      expect(error.option).toBe(option)
+      expect(error.message).toContain(where)
+    }
+  })
+
+  it('has defaults: prefix floodgate, a bound of 500 ms (the default storeTimeout) until a limiter sets it; the shortest of several', () => {
     const store = new RedisStore({ client })
-    expect([store.prefix, store.timeoutMs, store.failMode, store.fallback]).toEqual([
-      'floodgate',
-      500,
-      'open',
-      undefined,
-    ])
-    expect(new RedisStore({ client, failMode: 'fallback' }).fallback).toBeInstanceOf(MemoryStore)
+    expect([store.prefix, store.timeoutMs]).toEqual(['floodgate', 500])
+    createLimiter({ store, algorithm: fixedWindow({ limit: 1, window: '1s' }), storeTimeout: '2s' })
+    expect(store.timeoutMs).toBe(2000)
+    createLimiter({ store, algorithm: fixedWindow({ limit: 1, window: '1s' }), storeTimeout: '100ms' })
+    expect(store.timeoutMs).toBe(100)
+    createLimiter({ store, algorithm: fixedWindow({ limit: 1, window: '1s' }) })
+    expect(store.timeoutMs).toBe(100)
   })
 
   it('takes a standalone client or a Cluster, and never sniffs class names', () => {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import {
+  createLimiter,
   fixedWindow,
   gcra,
   leakyBucket,
@@ -58,7 +59,7 @@ for (const name of CLIENT_NAMES)
     it('NOSCRIPT loads the script and retries, once', async () => {
       await client.script('FLUSH')
       const commands = await commandCount()
-      const store = new RedisStore({ client: of(), prefix: `${name}-noscript`, failMode: 'closed' })
+      const store = new RedisStore({ client: of(), prefix: `${name}-noscript` })
       const decision = await store.consume(algorithms[0]!, 'k', 1)
       expect(decision).toMatchObject({ allowed: true, source: 'redis' })
       const after = await commandCount()
@@ -71,23 +72,33 @@ for (const name of CLIENT_NAMES)
       expect(last.eval - after.eval).toBe(0)
     })
 
-    it('an error reply other than NOSCRIPT is not retried: the fail mode decides, onError hears it', async () => {
+    it('an error reply other than NOSCRIPT is not retried: the store rejects, the failMode decides, onError hears it', async () => {
       await client.rpush(`${name}-wrongtype:{k}:${algorithms[0]!.id}`, 'not a state')
       const errors: string[] = []
       const store = new RedisStore({
         client: of(),
         prefix: `${name}-wrongtype`,
-        failMode: 'closed',
         onError: (error) => errors.push(replyCode(error) ?? error.message),
       })
+      const limiter = createLimiter({
+        store,
+        algorithm: algorithms[0]!,
+        failMode: 'closed',
+        storeTimeout: '5s',
+      })
       const before = await commandCount()
-      const decision = await store.consume(algorithms[0]!, 'k', 1)
+      const decision = await limiter.consume('k')
       expect(decision).toMatchObject({ allowed: false, source: 'fail-closed' })
       expect(errors).toEqual(['WRONGTYPE'])
       const after = await commandCount()
       expect(after.evalsha - before.evalsha).toBe(1)
       expect(after.eval - before.eval).toBe(0)
-      // An error reply is not an outage: the next decision goes to Redis again.
+      // The store itself rejects, with the reply as its cause; an error reply is not an outage: the next
+      // decision goes to Redis again.
+      await expect(store.consume(algorithms[0]!, 'k', 1)).rejects.toMatchObject({
+        code: 'ERR_FLOODGATE_REDIS_FAILED',
+        cause: expect.any(Error),
+      })
       await client.del(`${name}-wrongtype:{k}:${algorithms[0]!.id}`)
       expect((await store.consume(algorithms[0]!, 'k', 1)).source).toBe('redis')
     })

@@ -1,4 +1,4 @@
-import { fixedWindow } from '@floodgate/core'
+import { createLimiter, fixedWindow } from '@floodgate/core'
 import { describe, expect, it } from 'vitest'
 import { RedisStore } from '../src/index.js'
 
@@ -20,35 +20,45 @@ function fake(evalsha: (...args: unknown[]) => Promise<unknown>) {
 }
 
 describe('RedisStore, unusual replies', () => {
-  it('an unreadable reply takes the fail mode, is reported, and does not open the circuit', async () => {
+  it('an unreadable reply rejects (ERR_FLOODGATE_REDIS_FAILED), is reported, and does not open the circuit; a closed limiter refuses', async () => {
     const { client, calls } = fake(() => Promise.resolve('not a decision'))
     const errors: Error[] = []
     const store = new RedisStore({
       client: client as never,
-      failMode: 'closed',
       onError: (e) => errors.push(e),
     })
-    expect((await store.consume(algorithm, 'k', 1)).source).toBe('fail-closed')
-    expect((await store.consume(algorithm, 'k', 1)).source).toBe('fail-closed')
+    await expect(store.consume(algorithm, 'k', 1)).rejects.toMatchObject({
+      code: 'ERR_FLOODGATE_REDIS_FAILED',
+    })
+    const limiter = createLimiter({ store, algorithm, failMode: 'closed' })
+    expect(await limiter.consume('k')).toMatchObject({
+      allowed: false,
+      source: 'fail-closed',
+      retryAfterMs: 1000,
+    })
     expect(calls.evalsha).toBe(2)
     expect(errors).toHaveLength(2)
     expect(store.degraded).toBe(false)
   })
 
   it('a client that throws synchronously, and an onError that throws, still give a decision', async () => {
-    const { client } = fake(() => {
+    const { client, calls } = fake(() => {
       throw new Error('boom')
     })
     const store = new RedisStore({
       client: client as never,
-      failMode: 'open',
       onError: () => {
         throw new Error('bad hook')
       },
     })
-    expect(await store.consume(algorithm, 'k', 1)).toMatchObject({ allowed: true, source: 'fail-open' })
-    // A connection-like error opens the circuit: the next decision fails fast without calling the client.
+    const limiter = createLimiter({ store, algorithm, failMode: 'open' })
+    expect(await limiter.consume('k')).toMatchObject({ allowed: true, source: 'fail-open' })
+    // A connection-like error opens the circuit: the next call fails fast without calling the client.
     expect(store.degraded).toBe(true)
+    await expect(store.consume(algorithm, 'k', 1)).rejects.toMatchObject({
+      code: 'ERR_FLOODGATE_REDIS_UNAVAILABLE',
+    })
+    expect(calls.evalsha).toBe(1)
   })
 
   it('text replies parse exactly (a client without binary replies)', async () => {

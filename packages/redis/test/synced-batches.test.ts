@@ -1,5 +1,5 @@
 import { fixedWindow, slidingWindowCounter } from '@floodgate/core'
-import { type RedisCluster, startRedisCluster, virtualClock } from '@floodgate/testkit'
+import { bounded, type RedisCluster, startRedisCluster, virtualClock } from '@floodgate/testkit'
 import { Cluster, type Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keySlot, RedisStore, SyncedStore } from '../src/index.js'
@@ -16,7 +16,7 @@ const counter = slidingWindowCounter({ limit: 1000, window: '1m' })
 
 function syncedOver(client: Redis | Cluster, prefix: string) {
   const store = new SyncedStore({
-    store: new RedisStore({ client, prefix, failMode: 'closed', timeoutMs: 5000 }),
+    store: bounded(new RedisStore({ client, prefix }), 5000),
     clock: virtualClock(start).now,
     timers: manualTimers(),
     processes: 1,

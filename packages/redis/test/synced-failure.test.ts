@@ -1,5 +1,6 @@
 import { fixedWindow } from '@floodgate/core'
 import {
+  bounded,
   type Fleet,
   freePort,
   type RedisCluster,
@@ -232,13 +233,13 @@ describe('SyncedStore: a process killed mid-run', () => {
 })
 
 describe('SyncedStore: Redis absent from the start', () => {
-  it('decides within timeoutMs, then locally within its share, and says so', async () => {
+  it('decides within its bound (storeTimeout), then locally within its share, and says so', async () => {
     const port = await freePort() // nothing listens there
     const client = new Redis({ port, host: '127.0.0.1', retryStrategy: () => 50, maxRetriesPerRequest: 1 })
     client.on('error', () => {})
     const errors: string[] = []
     const store = new SyncedStore({
-      store: new RedisStore({ client, prefix, timeoutMs: TIMEOUT_MS }),
+      store: bounded(new RedisStore({ client, prefix }), TIMEOUT_MS),
       processes: 4,
       onError: (error) => errors.push(error.message),
     })

@@ -12,6 +12,7 @@ import {
 import {
   agreeOnRandomOperation,
   algorithmCases,
+  bounded,
   freePort,
   referenceModel,
   seededRandom,
@@ -51,7 +52,7 @@ function synced(options: Partial<SyncedStoreOptions> & { name: string }) {
   const timers = manualTimers()
   const { name, ...rest } = options
   const store = new SyncedStore({
-    store: new RedisStore({ client, prefix: `${prefix}:${name}`, failMode: 'closed' }),
+    store: new RedisStore({ client, prefix: `${prefix}:${name}` }),
     clock: clock.now,
     timers,
     processes: 1,
@@ -200,12 +201,7 @@ describe('SyncedStore: syncs', () => {
   it("on the Redis server's clock (no time passed): every sync's read makes the budgets, and each key admits exactly its limit", async () => {
     const timers = manualTimers()
     const store = new SyncedStore({
-      store: new RedisStore({
-        client,
-        prefix: `${prefix}:server-clock`,
-        failMode: 'closed',
-        timeoutMs: 10_000,
-      }),
+      store: bounded(new RedisStore({ client, prefix: `${prefix}:server-clock` }), 10_000),
       timers,
       processes: 1,
     })
@@ -232,7 +228,7 @@ describe('SyncedStore: syncs', () => {
     const local = virtualClock(start)
     const store = new SyncedStore({
       // A bound on Redis calls no loaded machine reaches: a call timed out would be decided locally instead.
-      store: new RedisStore({ client, prefix: `${prefix}:edges`, failMode: 'closed', timeoutMs: 10_000 }),
+      store: bounded(new RedisStore({ client, prefix: `${prefix}:edges` }), 10_000),
       clock: local.now,
       timers: manualTimers(),
       processes: 1,
@@ -439,7 +435,7 @@ describe('SyncedStore: Redis unreachable from the start', () => {
       ['limit', 10],
     ] as const) {
       const store = new SyncedStore({
-        store: new RedisStore({ client: down, prefix: `${prefix}:down`, failMode: 'closed', timeoutMs: 200 }),
+        store: bounded(new RedisStore({ client: down, prefix: `${prefix}:down` }), 200),
         clock: virtualClock(start).now,
         timers: manualTimers(),
         processes: 2,

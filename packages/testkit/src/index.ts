@@ -15,17 +15,20 @@ export {
 } from './child-processes.js'
 export { describeStoreConformance, type StoreFactory } from './conformance.js'
 export {
-  byFailMode,
+  bounded,
   expectBoundedAndHonoured,
   expectModesHonoured,
   expectOperationsFallBack,
   FAIL_MODES,
+  type FailModeName,
   type FailureLoad,
   type FailureLoadOptions,
   type FallingBack,
+  failModeOf,
   failureLoad,
   type LoadRecord,
-  type SourcedStore,
+  limitersByFailMode,
+  type SourcedLimiter,
   until,
   watchUnhandled,
 } from './failure-load.js'

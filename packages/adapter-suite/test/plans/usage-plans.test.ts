@@ -28,7 +28,6 @@ describe.each(drivers)('$name', (driver) => {
         new RedisStore({
           client: cluster.client,
           prefix: `fgtest:plans:${process.pid}:${Date.now()}`,
-          timeoutMs: 5000,
         }),
       async () => {},
     ],
@@ -50,6 +49,7 @@ describe.each(drivers)('$name', (driver) => {
       await driver.createApp({
         options: {
           store,
+          storeTimeout: '5s',
           clock: clock.now,
           prefix: `plans-${driver.name}-${Date.now()}`,
           headers: 'draft-8',
@@ -106,6 +106,7 @@ describe.each(drivers)('$name', (driver) => {
         await driver.createApp({
           options: {
             store,
+            storeTimeout: '5s',
             prefix: `plans-flood-${driver.name}-${Date.now()}`,
             plans,
             apiKey: (req: { headers: Record<string, string | undefined> }) => req.headers['x-api-key'],
@@ -143,6 +144,7 @@ describe.each(drivers)('$name', (driver) => {
         await driver.createApp({
           options: {
             store,
+            storeTimeout: '5s',
             prefix: `tiers-${name}-${driver.name}-${Date.now()}`,
             tiers: [
               {

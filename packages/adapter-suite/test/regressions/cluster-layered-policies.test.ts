@@ -24,8 +24,6 @@ describe.each(drivers)('$name', (driver) => {
         new RedisStore({
           client: cluster.client,
           prefix: `fgtest:layered:${process.pid}:${Date.now()}`,
-          failMode: 'closed',
-          timeoutMs: 5000,
         }),
     ],
   ]
@@ -38,6 +36,7 @@ describe.each(drivers)('$name', (driver) => {
           trustProxy: true,
           options: {
             store,
+            storeTimeout: '5s',
             prefix: `layered-${driver.name}-${Date.now()}`,
             user,
             limits: [
@@ -67,13 +66,12 @@ describe.each(drivers)('$name', (driver) => {
     const store = new RedisStore({
       client: cluster.client,
       prefix: `fgtest:caller:${process.pid}:${Date.now()}`,
-      failMode: 'closed',
-      timeoutMs: 5000,
     })
     const a = open(
       await driver.createApp({
         options: {
           store,
+          storeTimeout: '5s',
           user,
           limits: [
             { name: 'user', key: 'user', algorithm: fixedWindow({ limit: 10, window: '1h' }) },

@@ -1,3 +1,4 @@
+import { compileFailurePolicy } from '../failure-policy.js'
 import { compileLimiterMetrics } from '../metrics/limiter-metrics.js'
 import { MemoryStore } from '../stores/memory.js'
 import type { ConsumeItem, Decision, Store } from '../types.js'
@@ -30,7 +31,6 @@ import type { RequestInfo } from './request-info.js'
 import { compileRequestWarnings } from './request-warnings.js'
 import { compileSkip } from './skip.js'
 import { decideOnStore } from './store-decision.js'
-import { compileStoreTimeout } from './store-timeout.js'
 import { compileUsageReport } from './usage.js'
 import { compileWarnings } from './warnings.js'
 
@@ -63,12 +63,17 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   const userOf = o.user as ((req: N, info: RequestInfo<N>) => unknown) | undefined
   const addresses = compileClientAddresses({ allowList, ipv6Subnet: o.ipv6Subnet })
   const refuse = compileRefusal({ status: o.statusCode, format: o.format })
-  const withTimeout = compileStoreTimeout(o.storeTimeout === false ? undefined : o.storeTimeout)
+  const failure = compileFailurePolicy(store, {
+    failMode: o.failMode,
+    storeTimeout: o.storeTimeout,
+    metrics: o.metrics,
+  })
+  const withTimeout = failure.bound
   const sleep = o.sleep as ((ms: number) => Promise<void>) | undefined
   const { dryRun } = o
   const skip = o.skip as RateLimitOptions<N>['skip']
   const report = compileReport<N>(o.onError as RateLimitOptions<N>['onError'])
-  const answers = compileFailureAnswers<N>({ closed: o.failMode === 'closed', dryRun, report })
+  const answers = compileFailureAnswers<N>({ failure, dryRun, report })
   const hooks = compileRefusalHooks<N>({ options: o as RateLimitOptions<N>, report, answers })
   const warnings = compileWarnings(o.warnings)
   const requestWarnings = compileRequestWarnings(warnings)
@@ -199,9 +204,38 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
       const cost = policy.cost ?? facts.costs[policy.costIndex] ?? policy.fallbackCost
       items[i] = { algorithm: policy.algorithm, key, cost }
     }
-    const result = decideOnStore(store, items, set.order, clock?.())
+    let result: Decision | Decision[] | Promise<Decision | Decision[]>
+    try {
+      result = decideOnStore(store, items, set.order, clock?.())
+    } catch (error) {
+      return storeFailed(error, set, items, info, plan)
+    }
     if (result instanceof Promise) return finishLater(result, set, items, info, plan)
     return finish(result, set, items, info, plan)
+  }
+
+  /** The store could not answer: `failMode` decides (the fallback store decides the items, or an answer). */
+  function storeFailed(
+    error: unknown,
+    set: PolicySet<N>,
+    items: ConsumeItem[],
+    info: RequestInfo<N>,
+    plan: PlanOfRequest | undefined,
+  ): Outcome | Promise<Outcome> {
+    const fallback = answers.fallback
+    if (fallback === undefined) return answers.storeFailed(error, info)
+    answers.fellBack(error, info)
+    let result: Decision | Decision[] | Promise<Decision | Decision[]>
+    try {
+      result = decideOnStore(fallback, items, set.order, clock?.())
+    } catch (failed) {
+      return answers.storeFailed(failed, info)
+    }
+    if (!(result instanceof Promise)) return finish(result, set, items, info, plan)
+    return failure.boundFallback(result).then(
+      (decided) => finish(decided, set, items, info, plan),
+      (failed) => answers.storeFailed(failed, info),
+    )
   }
 
   function finishLater(
@@ -213,7 +247,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   ): Promise<Outcome> {
     return withTimeout(result).then(
       (decided) => finish(decided, set, items, info, plan),
-      (error) => answers.storeFailed(error, info),
+      (error) => storeFailed(error, set, items, info, plan),
     )
   }
 

@@ -97,8 +97,14 @@ export function compilePlanGate<N>(parts: PlanGateParts<N>): PlanGate<N> {
     try {
       decided = await awaitStore(decideOnStore(store, items, gate.set.order, clock?.()))
     } catch (error) {
-      const failed = answers.storeFailed(error, info)
-      return failed.allowed ? { items, decisions: [], spent: false } : failed
+      const fallback = answers.fallback
+      if (fallback === undefined) return failedOpen(answers.storeFailed(error, info), items)
+      answers.fellBack(error, info) // `failMode: { fallback }`: the fallback store decides the gate's items
+      try {
+        decided = await decideOnStore(fallback, items, gate.set.order, clock?.())
+      } catch (failed) {
+        return failedOpen(answers.storeFailed(failed, info), items)
+      }
     }
     const decisions = Array.isArray(decided) ? decided : [decided]
     if (decisions.every((d) => d.allowed)) return { items, decisions, spent: true }
@@ -106,6 +112,11 @@ export function compilePlanGate<N>(parts: PlanGateParts<N>): PlanGate<N> {
     // whole decision, later, says what would have been refused (its hooks called once).
     if (!dryRun) return finish(decided, gate.set, items, info, undefined)
     return { items, decisions, spent: false }
+  }
+
+  /** A store failure answered by `failMode`: let through with nothing counted ('open'), or its answer. */
+  function failedOpen(failed: Outcome, items: ConsumeItem[]) {
+    return failed.allowed ? { items, decisions: [] as Decision[], spent: false } : failed
   }
 
   function awaitStore<T>(decided: Awaitable<T>): Awaitable<T> {

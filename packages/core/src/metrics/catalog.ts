@@ -94,8 +94,8 @@ export const METRICS = {
     prometheusName: 'floodgate_fail_mode_total',
     unit: '{decision}',
     description:
-      "Decisions taken by the store's fail mode instead of its backend, by mode: open (allowed), closed (refused), fallback (the fallback store).",
-    labels: ['store', 'mode'],
+      "Decisions the limiter's failMode took because its store could not answer (it failed, timed out, or its circuit was open), by mode: open (allowed), closed (refused), fallback (the fallback store decided).",
+    labels: ['mode'],
   },
   circuitOpen: {
     kind: 'gauge',
@@ -103,7 +103,7 @@ export const METRICS = {
     prometheusName: 'floodgate_circuit_open',
     unit: '{circuit}',
     description:
-      "1 while the store's circuit is open (its backend failed: decisions take the fail mode at once, sending nothing), else 0.",
+      "1 while the store's circuit is open (its backend failed: calls fail at once, sending nothing, and the limiter's failMode decides), else 0.",
     labels: ['store'],
   },
   blockCacheHits: {

@@ -1,4 +1,3 @@
-import type { FailMode } from '../stores/resilience/fail-mode.js'
 import { METRICS, STORE_ERROR_KINDS, type StoreErrorKind, type StoreOperation } from './catalog.js'
 import type { BoundCounter, BoundHistogram, MetricsSink } from './sink.js'
 
@@ -20,8 +19,6 @@ export interface StoreMetrics {
   histogramOf(operation: StoreOperation): BoundHistogram | undefined
   /** A call to the backend failed (reported once per failure, where the store reports it to `onError`). */
   failed(failure: FailureKind): void
-  /** A decision was taken by the fail mode instead of the backend. */
-  failMode(mode: FailMode): void
   /** A refusal was answered from the block cache. */
   blockCacheHit(): void
   /** Stop reporting the circuit's state (the store is closed). */
@@ -31,8 +28,6 @@ export interface StoreMetrics {
 /** The kind of a failure, as `floodgate_store_errors_total` labels it. */
 export const errorKind = (failure: FailureKind): StoreErrorKind =>
   failure.timedOut ? 'timeout' : failure.outage ? 'connection' : 'reply'
-
-const FAIL_MODES: readonly FailMode[] = ['open', 'closed', 'fallback']
 
 /**
  * `performance.now`, read through the object itself: the global `performance` is an accessor, and reading it
@@ -84,9 +79,6 @@ export function createStoreMetrics(parts: {
   const errors = Object.fromEntries(
     STORE_ERROR_KINDS.map((kind) => [kind, sink.counter(METRICS.storeErrors, { store, kind })]),
   ) as Record<StoreErrorKind, BoundCounter>
-  const modes = Object.fromEntries(
-    FAIL_MODES.map((mode) => [mode, sink.counter(METRICS.failMode, { store, mode })]),
-  ) as Record<FailMode, BoundCounter>
   const hits = sink.counter(METRICS.blockCacheHits, { store })
   const stopCircuit = circuitOpen
     ? sink.gauge(METRICS.circuitOpen, { store }, () => (circuitOpen() ? 1 : 0))
@@ -117,7 +109,6 @@ export function createStoreMetrics(parts: {
     },
     histogramOf: (operation) => durations.get(operation),
     failed: (failure) => count(errors[errorKind(failure)]),
-    failMode: (mode) => count(modes[mode]),
     blockCacheHit: () => count(hits),
     close: () => stopCircuit?.(),
   }

@@ -90,7 +90,8 @@ export function schemaForTests(options: Parameters<typeof testSchema>[0] = {}): 
  * measures the failure under test, not a cold connection (which can take 300 ms on a busy 2-core machine).
  */
 export async function warmUp(pool: pg.Pool, schema: string): Promise<pg.Pool> {
-  const store = new PostgresStore({ pool, schema, timeoutMs: 30_000, failMode: 'closed' })
+  const store = new PostgresStore({ pool, schema })
+  store.answerWithin(30_000)
   const algorithm = fixedWindow({ limit: 1_000_000, window: '1h' })
   const size = (pool as pg.Pool & { options: { max: number } }).options.max
   await Promise.all(Array.from({ length: size }, (_, i) => store.consume(algorithm, `warm-${i}`, 1)))

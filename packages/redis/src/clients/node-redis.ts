@@ -71,7 +71,7 @@ export function isNodeRedisErrorReply(error: Error): boolean {
 }
 
 /**
- * The store bounds every call itself (`timeoutMs`, one timer for all calls in flight), so its commands go
+ * The store bounds every call itself (the limiter's `storeTimeout`, one timer for all calls in flight), so its commands go
  * without node-redis's own per-command timeout (5 s by default), which costs an `AbortSignal.timeout` and
  * its listeners per command: about half of node-redis's CPU time per decision in the bench.
  */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { RateLimitConfigError } from '@floodgate/core'
 import { CallFailure } from '@floodgate/core/internal'
-import { ScriptRunner } from '../script-runner.js'
+import { redisDeadlines, ScriptRunner } from '../script-runner.js'
 import type { Script } from '../scripts/index.js'
 import { queueKeys } from './keys.js'
 import { parseQueueOptions, type RedisQueueOptions } from './options.js'
@@ -65,7 +65,7 @@ export function createRedisQueue(options: RedisQueueOptions): RedisQueue {
   const o = parseQueueOptions(options)
   const lanes = Object.keys(o.queues)
   const keys = queueKeys(o.prefix, o.name, lanes)
-  const runner = new ScriptRunner(o.client as never, o.timeout)
+  const runner = new ScriptRunner(o.client as never, redisDeadlines(o.timeout))
   const clock = o.clock as (() => number) | undefined
   const run = (script: Script, id: string | undefined, args: readonly (string | number)[]) => {
     const k = keys.keys(id)

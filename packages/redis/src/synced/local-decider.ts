@@ -173,8 +173,8 @@ export class LocalDecider {
   }
 
   /**
-   * Near the limit, or near either end of a window (`atEdge`): the RedisStore's script decides; a failure there
-   * is decided locally instead.
+   * Near the limit, or near either end of a window (`atEdge`): the RedisStore's script decides; when it cannot
+   * (it rejects: Redis failed, timed out, or its circuit is open), the key is decided locally, offline, instead.
    */
   private decideInRedis(
     entry: SyncedKey,
@@ -192,10 +192,6 @@ export class LocalDecider {
     return this.parts.store.consume(algorithm, entry.key, cost, now).then(
       (decision) => {
         if (entry.detached) return decision as SyncedDecision // reset or forgotten meanwhile: Redis decided
-        if (decision.source !== 'redis' && decision.source !== 'block-cache') {
-          stats.exact--
-          return this.decide(entry, cost, now, false)
-        }
         if (!decision.allowed) return decision as SyncedDecision
         if (atEdge) {
           // Which window Redis counted it in is not known here: it is counted in the later of the two (the

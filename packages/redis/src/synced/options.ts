@@ -13,7 +13,7 @@ export interface SyncTimers {
 export interface SyncErrorEvent {
   /** How many keys the failed call carried; their counts are kept and sent again. */
   keys: number
-  /** Whether the error was the RedisStore's `timeoutMs` bound. */
+  /** Whether the error was the RedisStore's time bound (the limiter's `storeTimeout`). */
   timedOut: boolean
 }
 
@@ -22,7 +22,7 @@ export interface SyncedStoreOptions {
   /**
    * Where the shared totals live: a RedisStore (standalone Redis or Cluster). The SyncedStore writes the
    * RedisStore's own state for each key, decides through it near the limit, and uses its client, prefix and
-   * `timeoutMs`.
+   * time bound (the limiter's `storeTimeout`).
    * @example new RedisStore({ client: new Redis(process.env.REDIS_URL) })
    */
   store: RedisStore
@@ -84,7 +84,7 @@ export interface SyncedStoreOptions {
    */
   timers?: SyncTimers
   /**
-   * Called with every sync that failed (an error or the RedisStore's `timeoutMs`). It must not throw.
+   * Called with every sync that failed (an error or the RedisStore's time bound). It must not throw.
    * @default undefined (none)
    * @example (error, event) => log.warn({ err: error, ...event }, 'rate limit sync failed')
    */

@@ -5,7 +5,7 @@ import type { DecisionSource } from '../wire.js'
  * Where a SyncedStore decision came from, when it was not counted locally with Redis reachable: decided by the
  * RedisStore (`'redis'`, `'block-cache'`), or counted locally while Redis was unreachable (`'offline'`).
  */
-export type SyncedSource = 'offline' | Extract<DecisionSource, 'redis' | 'block-cache'>
+export type SyncedSource = 'offline' | DecisionSource
 
 /**
  * A SyncedStore decision. Counted locally (the common case, and the fast one): no `source`; otherwise `source`

@@ -62,7 +62,7 @@ export class SyncedStore implements Store {
     const local = (o.clock as (() => number) | undefined) ?? cachedClock()
     this.serverClock = serverClock(local)
     this.clock = new DecisionClock(this.serverClock)
-    const runner = new ScriptRunner(this.store.client, this.store.timeoutMs)
+    const runner = new ScriptRunner(this.store.client, this.store.deadlines)
     this.fleet = fleetOf(this.store.prefix, o.processes, this.syncEveryMs)
     // Decisions on a slab alone read the shares from the slab: they are pushed there as they change.
     this.keys.setShares(this.fleet.shares)
@@ -110,6 +110,15 @@ export class SyncedStore implements Store {
   /** Throw the `RateLimitConfigError` a SyncedStore gives for an algorithm it cannot count (a bucket, GCRA, the log). */
   checkAlgorithm(algorithm: Algorithm): void {
     windowKindOf(algorithm)
+  }
+
+  /**
+   * Bound every call to Redis (decisions near the limit, syncs, reads) by `timeoutMs`: the limiter's
+   * `storeTimeout`, set on the wrapped RedisStore (see `RedisStore.answerWithin`). A decision whose call to
+   * Redis fails is taken locally, by the offline share: the SyncedStore answers, it does not reject.
+   */
+  answerWithin(timeoutMs: number): void {
+    this.store.answerWithin(timeoutMs)
   }
 
   consume(

@@ -1,3 +1,5 @@
+import { FAILURE_DEFAULTS } from '../../failure-policy.js'
+
 /**
  * The default of every option that has a literal one, written once: the schema applies them, TSDoc
  * `@default` tags and the options table in `docs/options.md` are checked against them by a test. Defaults
@@ -13,8 +15,8 @@ export const RATE_LIMIT_DEFAULTS = {
   allowList: [] as readonly string[],
   ipv6Subnet: 64,
   dryRun: false,
-  failMode: 'open',
-  storeTimeout: '5s',
+  failMode: FAILURE_DEFAULTS.failMode,
+  storeTimeout: FAILURE_DEFAULTS.storeTimeout,
   skipFailedRequests: false,
   skipSuccessfulRequests: false,
   statusCode: 429,

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { isCost } from '../../cost.js'
+import { failureOptionsShape } from '../../failure-policy.js'
 import { metricsSinkSchema } from '../../metrics/schema.js'
 import { algorithmSchema, duration, fn, storeSchema } from '../../validate.js'
 import { parseRange } from '../allow-list.js'
@@ -158,10 +159,7 @@ export const rateLimitOptionsSchema = z
     dryRun: z.boolean({ error: 'true or false' }).default(D.dryRun),
     onLimited: fn('a function (req, outcome) => void').optional(),
     onError: fn('a function (error, req, info) => void').optional(),
-    failMode: z.enum(['open', 'closed'], { error: "'open' or 'closed'" }).default(D.failMode),
-    storeTimeout: z
-      .union([z.literal(false), duration()], { error: "a duration like '500ms' or false" })
-      .prefault(D.storeTimeout),
+    ...failureOptionsShape,
     skipFailedRequests: z.boolean({ error: 'true or false' }).default(D.skipFailedRequests),
     skipSuccessfulRequests: z.boolean({ error: 'true or false' }).default(D.skipSuccessfulRequests),
     message: z

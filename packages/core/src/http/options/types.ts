@@ -1,4 +1,5 @@
 import type { Duration } from '../../duration.js'
+import type { FailMode } from '../../failure-policy.js'
 import type { MetricsSink } from '../../metrics/sink.js'
 import type { Algorithm, Awaitable, Clock, Store } from '../../types.js'
 import type { KeySpec } from '../key-spec.js'
@@ -130,19 +131,25 @@ export interface RateLimitOptions<N = any> extends PlanAndTierOptions<N>, Respon
    */
   onError?: (error: unknown, req: N, info: RequestInfo<N>) => void
   /**
-   * What happens when the store throws, rejects or times out: `'open'` lets the request through without
-   * rate-limit headers; `'closed'` answers 503. A RedisStore applies its own `failMode` first; this is the
-   * backstop. It never applies to your own functions (`key`, `user`, `cost`, `skip`): see each of them.
+   * What a request gets when the store cannot answer (it throws, rejects, or passes `storeTimeout`; a
+   * RedisStore or PostgresStore whose backend recently failed rejects at once): `'open'` lets it through
+   * without rate-limit headers; `'closed'` answers 503 `{ "error": "rate_limiter_unavailable" }` with
+   * `Retry-After: 1` and `Cache-Control: no-store`; `{ fallback }` decides it on the fallback store (headers
+   * and refusals as usual; an in-memory insurance limiter counts per process). Each is reported to `onError`.
+   * It never applies to your own functions (`key`, `user`, `cost`, `skip`): see each of them. The same option
+   * as on `createLimiter`.
    * @default 'open'
-   * @example 'closed'
+   * @example { fallback: new MemoryStore() }
    */
-  failMode?: 'open' | 'closed'
+  failMode?: FailMode
   /**
-   * The longest wait for an asynchronous store before `failMode` applies; `false` waits forever.
-   * @default '5s'
-   * @example '500ms'
+   * The longest a request waits for the store before `failMode` decides. A store that bounds its own calls
+   * (RedisStore, PostgresStore, SyncedStore) is given this bound when the middleware is created (several
+   * limiters over one store: the shortest); any other store is raced against a timer.
+   * @default '500ms'
+   * @example '100ms'
    */
-  storeTimeout?: Duration | false
+  storeTimeout?: Duration
   /**
    * Give back what a request spent when its response has status >= 400 (or the connection closed first).
    * @default false
