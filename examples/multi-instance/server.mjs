@@ -18,16 +18,22 @@ import { Redis } from 'ioredis'
 const kind = process.env.STORE ?? 'redis'
 const limit = Number(process.env.LIMIT ?? 100)
 const redis = kind === 'memory' ? undefined : new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/11')
-const shared =
-  redis &&
-  new RedisStore({ client: redis, prefix: process.env.PREFIX ?? 'floodgate-example', timeoutMs: 1000 })
+const shared = redis && new RedisStore({ client: redis, prefix: process.env.PREFIX ?? 'floodgate-example' })
 const store =
   kind === 'synced' ? new SyncedStore({ store: shared, syncEvery: '50ms' }) : (shared ?? new MemoryStore())
 
 const app = express()
 // 100 an hour per client IP, on the sliding window counter (the default algorithm): within one window it counts
-// exactly, so the only difference between the three stores is where they count.
-app.use(rateLimit({ store, algorithm: slidingWindowCounter({ limit, window: '1h' }) }))
+// exactly, so the only difference between the three stores is where they count. A decision waits for Redis at
+// most a second; past it (or while Redis is down), failMode decides: 'open' lets the request through.
+app.use(
+  rateLimit({
+    store,
+    algorithm: slidingWindowCounter({ limit, window: '1h' }),
+    failMode: 'open',
+    storeTimeout: '1s',
+  }),
+)
 app.get('/', (_req, res) => {
   res.json({ server: process.pid })
 })

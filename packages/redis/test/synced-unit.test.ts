@@ -52,7 +52,8 @@ function synced(options: Partial<SyncedStoreOptions> & { name: string }) {
   const timers = manualTimers()
   const { name, ...rest } = options
   const store = new SyncedStore({
-    store: new RedisStore({ client, prefix: `${prefix}:${name}` }),
+    // A bound for a busy machine: a thousand decisions in flight must not time out into local decisions.
+    store: bounded(new RedisStore({ client, prefix: `${prefix}:${name}` }), 10_000),
     clock: clock.now,
     timers,
     processes: 1,
