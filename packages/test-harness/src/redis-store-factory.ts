@@ -1,10 +1,15 @@
 import type { Store } from '@floodgate/core'
-import type { StoreUnderTest } from '@floodgate/testing'
 import { Redis, type RedisOptions } from 'ioredis'
 import { requireSharedRedis } from './shared-redis.js'
 
-/** How a test gets (and gets rid of) a store: what `testStore` takes, but its name. */
-export type StoreFactory = Omit<StoreUnderTest, 'name'>
+/** How a test gets (and gets rid of) a store; `testStore` (from `@floodgate/testing`) takes it as it is. */
+export interface StoreFactory {
+  create(): Store | Promise<Store>
+  /** @default (store) => store.close() */
+  destroy?(store: Store): void | Promise<void>
+  /** Random sequences per algorithm, when the factory is given to `testStore`. */
+  sequences?: number
+}
 
 /**
  * A factory for a store on the shared Redis (127.0.0.1:6379): its own client (closed with the
