@@ -5,6 +5,7 @@
 // same on every major: Express 4 keeps no mount path but a regular expression, read back into the pattern; Koa
 // before routing finds the app's @koa/router middlewares, or the routers given as `router`.
 import { type Algorithm, MemoryStore, type Store } from '@floodgate/core'
+import { forgetRaisedWarnings } from '@floodgate/core/internal'
 import { rateLimit as expressRateLimit } from '@floodgate/express'
 import { rateLimit as fastifyRateLimit } from '@floodgate/fastify'
 import { rateLimit as koaRateLimit } from '@floodgate/koa'
@@ -15,7 +16,7 @@ import Fastify from 'fastify'
 import Koa from 'koa'
 import Koa2 from 'koa2'
 import request from 'supertest'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 
 /** A MemoryStore that records the endpoint part of every key it is asked about. */
 function recording(): Store & { endpoints: string[] } {
@@ -157,6 +158,27 @@ describe.each([
     for (const path of [...PATHS, '/nowhere']) statuses.push((await request(app.callback()).get(path)).status)
     expect(store.endpoints).toEqual([...EXPECTED, 'GET (no route)'])
     expect(statuses).toEqual([...STATUSES, 404])
+  })
+
+  it('with no router to find, an app-wide limiter counts per method and warns once', async () => {
+    forgetRaisedWarnings()
+    const warned: string[] = []
+    const spy = vi.spyOn(process, 'emitWarning').mockImplementation(((_: string, o: { code: string }) => {
+      warned.push(o.code)
+    }) as never)
+    try {
+      const store = recording()
+      const app = new Koa()
+      app.use(koaRateLimit(limit(store)))
+      app.use(respond) // routes of its own, with no @koa/router
+      const statuses = []
+      for (const path of PATHS) statuses.push((await request(app.callback()).get(path)).status)
+      expect(store.endpoints).toEqual(Array(4).fill('GET *'))
+      expect(statuses).toEqual([200, 200, 429, 429])
+      expect(warned).toEqual(['ERR_FLOODGATE_ENDPOINT_UNKNOWN'])
+    } finally {
+      spy.mockRestore()
+    }
   })
 })
 

@@ -63,7 +63,7 @@ describe.each(drivers)('$name', (driver) => {
 
   it("an 'endpoint' key on an app-wide limiter is quiet: the route is found before routing", async () => {
     // Express and Koa find it from the app's own router (Koa: @koa/router's middleware); Fastify always knows.
-    // Koa with no router it can find still warns: koa-router-at-app-level.test.ts.
+    // Koa with no router it can find still warns: endpoint-keys-under-routers.test.ts.
     const a = await app(false, { key: 'endpoint' })
     await a.request({ path: '/' })
     await a.request({ path: '/' })
