@@ -14,6 +14,7 @@ export {
   DEFAULT_STORE_TIMEOUT_MS,
   refuseMovedOptions,
 } from './failure-policy.js'
+export { callHook, guardedCall, HookFailure, hookFailed } from './guarded-call.js'
 export { type AllowList, compileAllowList, parseRange } from './http/allow-list.js'
 export { compileHeaders, type HeaderWriter, headerModes, resetMsOf, seconds } from './http/headers.js'
 export { ipKey, type ParsedIp, parseIp } from './http/ip.js'

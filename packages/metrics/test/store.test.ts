@@ -2,7 +2,7 @@
 // errors by kind, the limiter's failMode activations, block-cache hits, the circuit's state read when collected.
 import { createLimiter, fixedWindow, MemoryStore, type Store } from '@floodgate/core'
 import { CallFailure, createStoreMetrics } from '@floodgate/core/internal'
-import { recordingSink } from '@floodgate/testkit'
+import { recordingSink } from '@floodgate/test-harness'
 import { describe, expect, it } from 'vitest'
 
 const store = 'redis'

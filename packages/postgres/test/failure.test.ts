@@ -8,7 +8,7 @@ import {
   limitersByFailMode,
   until,
   watchUnhandled,
-} from '@floodgate/testkit'
+} from '@floodgate/test-harness'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { migrate, PostgresStore } from '../src/index.js'

@@ -5,11 +5,11 @@ import {
   type FailureLoad,
   failureLoad,
   limitersByFailMode,
-} from '@floodgate/testkit'
+} from '@floodgate/test-harness'
 import type { RedisClient } from '../src/index.js'
 import { RedisStore } from '../src/index.js'
 
-// The failure tests' load (testkit's failureLoad) on limiters over a RedisStore: one limiter of every
+// The failure tests' load (the test harness's failureLoad) on limiters over a RedisStore: one limiter of every
 // failure mode and the checks, with this package's time bound (the limiters' storeTimeout).
 export const TIMEOUT_MS = 300
 export const SLACK_MS = 500
@@ -20,7 +20,7 @@ export function load(limiters: Map<FailModeName, Limiter>, inFlight = 8): Failur
   return failureLoad({ limiters, backend: 'redis', inFlight })
 }
 
-/** testkit's checks, bounded by `storeTimeout` plus scheduling slack. */
+/** the test harness's checks, bounded by `storeTimeout` plus scheduling slack. */
 export function expectBoundedAndHonoured(run: FailureLoad, unhandled: unknown[]): void {
   expectBounded(run, { unhandled, boundMs: TIMEOUT_MS + SLACK_MS, backend: 'redis' })
 }
