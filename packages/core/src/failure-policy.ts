@@ -113,6 +113,8 @@ function closedDecision(algorithm: Algorithm): SourcedDecision {
   }
 }
 
+const dropped = (): void => {}
+
 function tagged(decision: Decision): SourcedDecision {
   const out = decision as SourcedDecision
   out.source = 'fallback'
@@ -147,7 +149,10 @@ export interface FailurePolicy {
     item: ConsumeItem,
     now: number | undefined,
   ): Awaitable<SourcedDecision>
-  /** A refund the store could not make: given to the fallback store, else dropped (the store reported it). */
+  /**
+   * A refund the store could not make: given to the fallback store, else dropped (the store reported it).
+   * Never rejects: a fallback that fails too drops it.
+   */
   refund(item: ConsumeItem, now: number | undefined): Promise<void>
 }
 
@@ -233,7 +238,12 @@ export function compileFailurePolicy(store: Store, options: FailureOptions): Fai
     },
     refund(item, now) {
       if (fallback === undefined) return Promise.resolve()
-      return Promise.resolve(fallback.refund(item.algorithm, item.key, item.cost, now))
+      try {
+        const refunded = fallback.refund(item.algorithm, item.key, item.cost, now)
+        return refunded instanceof Promise ? boundFallback(refunded).catch(dropped) : Promise.resolve()
+      } catch {
+        return Promise.resolve()
+      }
     },
   }
 }

@@ -148,4 +148,26 @@ describe('Deadlines', () => {
     expect(answers).toEqual(['reply', TIMEOUT])
     expect(late.queue).toBeUndefined()
   })
+
+  it('a bound made shorter while calls wait (a second limiter over the store): each call keeps its own deadline', () => {
+    const bounds: number[] = []
+    const deadlines = new Deadlines(500, (ms) => {
+      bounds.push(ms)
+      return TIMEOUT
+    })
+    const answers: string[] = []
+    deadlines.start(() => answers.push('long'))
+    deadlines.bound(100)
+    expect(deadlines.timeoutMs).toBe(100)
+    deadlines.start(() => answers.push('short'))
+    vi.advanceTimersByTime(99)
+    expect(answers).toEqual([])
+    vi.advanceTimersByTime(1) // the later call, with the shorter bound, times out first
+    expect(answers).toEqual(['short'])
+    vi.advanceTimersByTime(399)
+    expect(answers).toEqual(['short'])
+    vi.advanceTimersByTime(1)
+    expect(answers).toEqual(['short', 'long'])
+    expect(bounds).toEqual([100, 500]) // each timeout says the bound it had
+  })
 })
