@@ -26,9 +26,12 @@ function decideAll(store: Store, items: readonly ConsumeItem[], now?: number): P
   })
 }
 
+const ignored = (): void => {}
+
 /**
  * Decide items group by group, in order, each group as one (`consumeGroup`, atomic where the store can):
- * when a group refuses, what earlier groups took is given back and the rest are peeked. A store that is
+ * when a group refuses, what earlier groups took is given back and the rest are peeked; when the store cannot
+ * decide a group (it rejects), what earlier groups took is given back and the rejection goes on. A store that is
  * atomic only within a shard (a Redis Cluster slot) decides each shard's items as a group. Returns one
  * decision per item, in the items' order.
  */
@@ -44,12 +47,29 @@ export async function consumeInGroups(parts: {
   const { store, items, groups, consumeGroup, now } = parts
   const decisions: Decision[] = new Array(items.length)
   const taken: number[] = []
+  // Best effort: a refund the store cannot make is its to report; it never turns a refusal into a failure.
+  const giveBack = () =>
+    Promise.all(
+      taken.map((i) =>
+        Promise.resolve()
+          .then(() => store.refund(items[i]!.algorithm, items[i]!.key, items[i]!.cost, now))
+          .catch(ignored),
+      ),
+    )
   for (let g = 0; g < groups.length; g++) {
     const group = groups[g]!
-    const decided = await consumeGroup(
-      group.map((i) => items[i]!),
-      group,
-    )
+    let decided: Decision[]
+    try {
+      decided = await consumeGroup(
+        group.map((i) => items[i]!),
+        group,
+      )
+    } catch (error) {
+      // The store could not decide this group: what earlier groups took is given back, and the failure goes
+      // to the limiter's failMode.
+      await giveBack()
+      throw error
+    }
     group.forEach((i, j) => {
       decisions[i] = decided[j]!
     })
@@ -57,7 +77,7 @@ export async function consumeInGroups(parts: {
       taken.push(...group)
       continue
     }
-    await Promise.all(taken.map((i) => store.refund(items[i]!.algorithm, items[i]!.key, items[i]!.cost, now)))
+    await giveBack()
     for (const rest of groups.slice(g + 1)) {
       for (const i of rest)
         decisions[i] = await store.peek(items[i]!.algorithm, items[i]!.key, items[i]!.cost, now)

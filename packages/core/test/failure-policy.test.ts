@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
+  consumeAll,
   createLimiter,
   createRateLimitHandler,
   type Decision,
@@ -160,5 +161,43 @@ describe('createLimiter failMode', () => {
     expect(refused({ failMode: 'fallback' }).message).toContain("'open', 'closed' or { fallback: store }")
     expect(refused({ storeTimeout: false }).option).toBe('createLimiter.storeTimeout')
     expect(refused({ storeTimeout: -5 }).code).toBe('ERR_FLOODGATE_INVALID_DURATION')
+  })
+})
+
+describe('consumeAll when the store cannot decide a later policy', () => {
+  it('gives back what the earlier ones took, then rejects (for the limiter to decide)', async () => {
+    const memory = new MemoryStore()
+    const failing: Store = {
+      consume: (a, k, c, now) =>
+        k === 'b' ? Promise.reject(new Error('down')) : memory.consume(a, k, c, now),
+      peek: (a, k, c, now) => memory.peek(a, k, c, now),
+      refund: (a, k, c, now) => memory.refund(a, k, c, now),
+      reset: (a, k) => memory.reset(a, k),
+      close: () => undefined,
+    }
+    const items = [
+      { algorithm, key: 'a', cost: 1 },
+      { algorithm, key: 'b', cost: 1 },
+    ]
+    await expect(consumeAll(failing, items)).rejects.toThrow('down')
+    expect((await memory.peek(algorithm, 'a', 1)).remaining).toBe(2)
+  })
+
+  it('a refund the store cannot make does not turn a refusal into a failure', async () => {
+    const memory = new MemoryStore()
+    const tight = fixedWindow({ limit: 1, window: '1h' })
+    await memory.consume(tight, 'b', 1)
+    const store: Store = {
+      consume: (a, k, c, now) => memory.consume(a, k, c, now),
+      peek: (a, k, c, now) => memory.peek(a, k, c, now),
+      refund: () => Promise.reject(new Error('down')),
+      reset: (a, k) => memory.reset(a, k),
+      close: () => undefined,
+    }
+    const decisions = await consumeAll(store, [
+      { algorithm, key: 'a', cost: 1 },
+      { algorithm: tight, key: 'b', cost: 1 },
+    ])
+    expect(decisions.map((d) => d.allowed)).toEqual([true, false])
   })
 })
