@@ -189,18 +189,12 @@ export function createLimiter(options: LimiterOptions): Limiter {
     const decided = failure.decide(operation, item, t)
     return decided instanceof Promise ? decided.then(named) : Promise.resolve(named(decided))
   }
-  /** Decide `item` on the store, bounded by `storeTimeout`; a store that cannot answer: `failMode` decides. */
-  const decide = (
-    operation: 'consume' | 'peek',
-    item: ConsumeItem,
-    t: number | undefined,
-  ): Promise<Decision> => {
+  /** Peek `item` on the store, bounded by `storeTimeout`; a store that cannot answer: `failMode` decides. */
+  const decide = (operation: 'peek', item: ConsumeItem, t: number | undefined): Promise<Decision> => {
     let result: Awaitable<Decision>
     try {
-      const { algorithm, key, cost } = item
-      const decided =
-        operation === 'peek' ? store.peek(algorithm, key, cost, t) : store.consume(algorithm, key, cost, t)
-      result = boundOne(store, operation === 'peek' ? { algorithm, key, cost: 0 } : item, decided, t)
+      const { key, cost } = item
+      result = boundOne(store, { algorithm, key, cost: 0 }, store.peek(algorithm, key, cost, t), t) // spends nothing
     } catch {
       return failed(operation, item, t)
     }
@@ -214,13 +208,24 @@ export function createLimiter(options: LimiterOptions): Limiter {
     store,
     consume(key, options) {
       let item: ConsumeItem
+      let result: Awaitable<Decision>
       try {
         const cost = options === undefined || options.cost === undefined ? 1 : costOf(options)
         item = { algorithm, key: keyOf(key), cost }
       } catch (error) {
-        return Promise.reject(error)
+        return Promise.reject(error) // the caller's error (a key, a cost), not the store's
       }
-      return decide(item.cost === 0 ? 'peek' : 'consume', item, now())
+      const t = now()
+      if (item.cost === 0) return decide('peek', item, t)
+      try {
+        result = boundOne(store, item, store.consume(algorithm, item.key, item.cost, t), t)
+      } catch {
+        return failed('consume', item, t)
+      }
+      if (result instanceof Promise)
+        return failure.bound(result).then(named, () => failed('consume', item, t))
+      result.policy = name
+      return Promise.resolve(result)
     },
     consumeSync(key, options) {
       if (store.synchronous !== true) throw notSynchronous('consumeSync')
