@@ -5,7 +5,7 @@
 // asynchronously, and a `sleep` that failed (taken for a store failure). Every function the app gives goes through
 // one guard now: a throw and a rejection are handled alike, on every adapter.
 import { fixedWindow, leakyBucket, MemoryStore } from '@floodgate/core'
-import { watchUnhandled } from '@floodgate/testkit'
+import { watchUnhandled } from '@floodgate/test-harness'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { drivers, errorLog, fwd, openApps, statusesOf } from '../../src/index.js'
 
