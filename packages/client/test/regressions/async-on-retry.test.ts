@@ -1,12 +1,13 @@
 // Regression: an async `onRetry` that rejected (a logger whose sink is down) was an unhandled rejection, and
 // the process exited; docs/client.md says what `onRetry` throws is ignored. A throw and a rejection are now
 // ignored alike (with a process warning once), through `createFetch` and the undici interceptor.
-import { watchUnhandled } from '@floodgate/testkit'
+
 import { Agent, request } from 'undici'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createFetch } from '../../src/fetch.js'
 import { createInterceptor } from '../../src/undici.js'
 import { plainServer, type TestServer, virtualTime } from '../servers.js'
+import { watchUnhandled } from './unhandled.js'
 
 const unhandled = watchUnhandled()
 let servers: TestServer[] = []

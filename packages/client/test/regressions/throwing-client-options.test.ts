@@ -2,13 +2,14 @@
 // inside the undici interceptor's own callbacks, where a throw was not the request's: a `sleep` that threw left
 // the call pending for ever. Now the request fails with what it threw, as a `fetch` fails, through createFetch
 // and the interceptor alike, and nothing is left unhandled.
-import { watchUnhandled } from '@floodgate/testkit'
+
 import { Agent, request } from 'undici'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createFetch } from '../../src/fetch.js'
 import type { ClientOptions } from '../../src/options.js'
 import { createInterceptor } from '../../src/undici.js'
 import { plainServer, type TestServer, virtualTime } from '../servers.js'
+import { watchUnhandled } from './unhandled.js'
 
 const unhandled = watchUnhandled()
 let servers: TestServer[] = []
