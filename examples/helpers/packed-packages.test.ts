@@ -41,15 +41,20 @@ describe('npm run pack: one installable tarball per public package', () => {
     expect([...tarballs.keys()].sort()).toEqual(names)
   })
 
-  it('writes each @floodgate/* dependency as the version, never workspace:', async () => {
+  it('writes each @floodgate/* dependency as the version (a peer dependency as ^ the version), never workspace:', async () => {
     for (const [name, tarball] of tarballs) {
       const pkg = JSON.parse(await fileOf(tarball, 'package.json'))
       const deps = { ...pkg.dependencies, ...pkg.peerDependencies, ...pkg.optionalDependencies }
       for (const [dep, spec] of Object.entries(deps)) {
         expect(spec, `${name} -> ${dep}`).not.toMatch(/^workspace:/)
       }
-      if (deps['@floodgate/core']) expect(deps['@floodgate/core']).toBe(pkg.version)
+      if (pkg.dependencies?.['@floodgate/core']) expect(pkg.dependencies['@floodgate/core']).toBe(pkg.version)
+      // @floodgate/testing takes the app's own core: any release of the same minor
+      if (pkg.peerDependencies?.['@floodgate/core']) {
+        expect(pkg.peerDependencies['@floodgate/core'], name).toBe(`^${pkg.version}`)
+      }
     }
+    expect(names).toContain('@floodgate/testing')
   })
 
   it('npm publish --dry-run passes for every public package, and publishes nothing', async () => {
