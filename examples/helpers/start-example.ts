@@ -3,6 +3,7 @@
 // that says how to build.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { ROOT, requireBuiltPackages } from '../../scripts/pack.mjs'
 import { type RunningServer, startServer } from './processes.js'
 
@@ -17,17 +18,27 @@ export function requireBuilt(example: string): void {
 
 export type RunningExample = RunningServer
 
+/** How an example is started. */
+export interface ExampleStart {
+  /** @default 'server.mjs' */
+  script?: string
+  env?: Record<string, string>
+  /** Run it on the older major of its framework (Express 4, Koa 2): see `older-majors.mjs`. */
+  olderMajor?: boolean
+}
+
 /** Start `examples/<example>/<script>` with PORT=0 and resolve once it prints `listening on http://127.0.0.1:<port>`. */
 export function startExample(
   example: string,
-  { script = 'server.mjs', env = {} }: { script?: string; env?: Record<string, string> } = {},
+  { script = 'server.mjs', env = {}, olderMajor = false }: ExampleStart = {},
 ): Promise<RunningExample> {
   requireBuilt(example)
+  const hooks = pathToFileURL(join(ROOT, 'examples', 'helpers', 'older-majors.mjs')).href
   return startServer({
-    label: `examples/${example}/${script}`,
+    label: `examples/${example}/${script}${olderMajor ? ' (older major)' : ''}`,
     cwd: join(ROOT, 'examples', example),
     command: process.execPath,
-    args: [script],
+    args: olderMajor ? ['--import', hooks, script] : [script],
     env: { ...process.env, PORT: '0', ...env },
   })
 }
