@@ -51,7 +51,7 @@ const STATUSES = [200, 200, 429, 200]
 
 describe.each([
   { name: 'express', express },
-  { name: 'express 4', express: express4 },
+  { name: 'express4', express: express4 },
 ])('$name', ({ express }) => {
   const ok = (_req: express.Request, res: express.Response) => void res.json({ ok: true })
 
@@ -110,7 +110,7 @@ describe.each([
 
 describe.each([
   { name: 'koa', Koa },
-  { name: 'koa 2', Koa: Koa2 },
+  { name: 'koa2', Koa: Koa2 },
 ])('$name', ({ Koa }) => {
   const respond = (ctx: Koa.Context) => {
     ctx.body = { ok: true }
