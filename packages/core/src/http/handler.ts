@@ -87,7 +87,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     report: (error) => report(error, undefined),
   })
 
-  const finish = compileFinish<N>({ refuse, hooks, refunds, sleep, clock, dryRun })
+  const finish = compileFinish<N>({ refuse, hooks, refunds, sleep, clock, dryRun, report })
   const gate = o.plans
     ? compilePlanGate<N>({
         store,
