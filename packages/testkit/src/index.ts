@@ -45,6 +45,7 @@ export {
   referenceModel,
 } from './reference-model.js'
 export { requestInfo } from './request-info.js'
+export { type HeapProbe, heapProbe, type RetainedHeap } from './retained-heap.js'
 export { pingRedis, requireSharedRedis, SHARED_REDIS } from './shared-redis.js'
 export { type Vector, type VectorStep, vectors } from './vectors.js'
 export { type VirtualClock, virtualClock } from './virtual-clock.js'

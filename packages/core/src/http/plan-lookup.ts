@@ -1,3 +1,4 @@
+import { ownCopy } from '../store-keys/own-copy.js'
 import { RateLimitRequestError } from './errors.js'
 
 /**
@@ -17,19 +18,24 @@ interface Entry<C> {
   expires: number
 }
 
-/** The app's `planOf`, bounded and cached (see {@link compilePlanLookup}). */
+/**
+ * The app's `planOf`, bounded and cached (see {@link compilePlanLookup}). A key is looked up by its
+ * `cacheKey` (`cacheKeyOf(apiKey)`: the caller makes it once per request, hashing a long key once).
+ */
 export interface PlanLookup<N, C> {
   /** The answer for `apiKey`: cached, the lookup in flight, or a new lookup. Never rejects. */
-  answer(apiKey: string, req: N): PlanAnswer<C> | Promise<PlanAnswer<C>>
-  /** The answer for `apiKey` that needs no new call of `planOf`: cached, or in flight; else undefined. */
-  known(apiKey: string): PlanAnswer<C> | Promise<PlanAnswer<C>> | undefined
+  answer(apiKey: string, cacheKey: string, req: N): PlanAnswer<C> | Promise<PlanAnswer<C>>
+  /** The answer for a key that needs no new call of `planOf`: cached, or in flight; else undefined. */
+  known(cacheKey: string): PlanAnswer<C> | Promise<PlanAnswer<C>> | undefined
 }
 
 /**
  * The app's `planOf`, bounded and cached: answers (unknown keys too) are kept for `ttl` ms, at most
- * `maxKeys` of them (the oldest dropped first); concurrent lookups of one key share one call; a lookup that
- * throws, rejects, answers something that is not a string, or takes longer than `timeoutMs` settles as an
- * error (and is not cached). Never rejects.
+ * `maxKeys` of them (the oldest dropped first), each under its key's `cacheKeyOf` (a key longer than 128
+ * characters is kept as its digest), so the cache holds a bounded number of bytes whatever keys clients send;
+ * with `cache: false` nothing is kept once a lookup settles. Concurrent lookups of one key share one call; a
+ * lookup that throws, rejects, answers something that is not a string, or takes longer than `timeoutMs`
+ * settles as an error (and is not cached). Never rejects.
  */
 export function compilePlanLookup<N, C = unknown>(parts: {
   planOf: (apiKey: string, req: N) => unknown
@@ -47,7 +53,7 @@ export function compilePlanLookup<N, C = unknown>(parts: {
       option: 'planOf',
     }),
   })
-  const settle = (apiKey: string, value: unknown): PlanAnswer<C> => {
+  const settle = (cacheKey: string, value: unknown): PlanAnswer<C> => {
     if (value !== undefined && value !== null && typeof value !== 'string') {
       return failed(`\`planOf\` answered ${typeof value}, not a plan name or nothing`)
     }
@@ -57,19 +63,19 @@ export function compilePlanLookup<N, C = unknown>(parts: {
     }
     if (cache) {
       if (entries.size >= cache.maxKeys) entries.delete(entries.keys().next().value!)
-      entries.set(apiKey, { answer, expires: now() + cache.ttl })
+      entries.set(ownCopy(cacheKey), { answer, expires: now() + cache.ttl })
     }
     return answer
   }
 
-  function ask(apiKey: string, req: N): PlanAnswer<C> | Promise<PlanAnswer<C>> {
+  function ask(apiKey: string, cacheKey: string, req: N): PlanAnswer<C> | Promise<PlanAnswer<C>> {
     let value: unknown
     try {
       value = planOf(apiKey, req)
     } catch (error) {
       return failed(`\`planOf\` threw: ${error instanceof Error ? error.message : String(error)}`, error)
     }
-    if (!(value instanceof Promise)) return settle(apiKey, value)
+    if (!(value instanceof Promise)) return settle(cacheKey, value)
     const bounded = new Promise<PlanAnswer<C>>((resolve) => {
       const timer = setTimeout(
         () => resolve(failed(`\`planOf\` did not answer within ${timeoutMs} ms`)),
@@ -79,7 +85,7 @@ export function compilePlanLookup<N, C = unknown>(parts: {
       value.then(
         (v) => {
           clearTimeout(timer)
-          resolve(settle(apiKey, v))
+          resolve(settle(cacheKey, v))
         },
         (error: unknown) => {
           clearTimeout(timer)
@@ -88,21 +94,21 @@ export function compilePlanLookup<N, C = unknown>(parts: {
           )
         },
       )
-    }).finally(() => pending.delete(apiKey))
-    pending.set(apiKey, bounded)
+    }).finally(() => pending.delete(cacheKey))
+    pending.set(cacheKey, bounded)
     return bounded
   }
 
-  function known(apiKey: string): PlanAnswer<C> | Promise<PlanAnswer<C>> | undefined {
-    const entry = cache ? entries.get(apiKey) : undefined
+  function known(cacheKey: string): PlanAnswer<C> | Promise<PlanAnswer<C>> | undefined {
+    const entry = cache ? entries.get(cacheKey) : undefined
     if (entry !== undefined) {
       if (entry.expires > now()) return entry.answer
-      entries.delete(apiKey)
+      entries.delete(cacheKey)
     }
-    return pending.get(apiKey)
+    return pending.get(cacheKey)
   }
   return {
     known,
-    answer: (apiKey, req) => known(apiKey) ?? ask(apiKey, req),
+    answer: (apiKey, cacheKey, req) => known(cacheKey) ?? ask(apiKey, cacheKey, req),
   }
 }
