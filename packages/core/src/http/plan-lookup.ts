@@ -32,7 +32,8 @@ export interface PlanLookup<N, C> {
 /**
  * The app's `planOf`, bounded and cached: answers (unknown keys too) are kept for `ttl` ms, at most
  * `maxKeys` of them (the oldest dropped first), each under its key's `cacheKeyOf` (a key longer than 128
- * characters is kept as its digest), so the cache holds a bounded number of bytes whatever keys clients send;
+ * characters is kept as its digest), so the cache holds a bounded number of bytes whatever keys clients send
+ * (an expired answer counts among them until its key is asked again or it is the oldest);
  * with `cache: false` nothing is kept once a lookup settles. Concurrent lookups of one key share one call; a
  * lookup that throws, rejects, answers something that is not a string, or takes longer than `timeoutMs`
  * settles as an error (and is not cached). Never rejects.
@@ -57,14 +58,16 @@ export function compilePlanLookup<N, C = unknown>(parts: {
     if (value !== undefined && value !== null && typeof value !== 'string') {
       return failed(`\`planOf\` answered ${typeof value}, not a plan name or nothing`)
     }
-    const answer: Answer<C> = {
-      plan: value === null || value === '' ? undefined : (value ?? undefined),
-      caller: undefined,
-    }
-    if (cache) {
-      if (entries.size >= cache.maxKeys) entries.delete(entries.keys().next().value!)
-      entries.set(ownCopy(cacheKey), { answer, expires: now() + cache.ttl })
-    }
+    const plan = value === null || value === '' ? undefined : (value ?? undefined)
+    if (!cache) return { plan, caller: undefined }
+    // An expired answer stays until its key is asked again: when the plan is the same, the new answer is the
+    // old one, its caller kept (its key hashed and store keys built once per key, not once per `ttl`).
+    const expired = entries.get(cacheKey)
+    const answer: Answer<C> =
+      expired !== undefined && expired.answer.plan === plan ? expired.answer : { plan, caller: undefined }
+    if (expired !== undefined) entries.delete(cacheKey)
+    else if (entries.size >= cache.maxKeys) entries.delete(entries.keys().next().value!)
+    entries.set(ownCopy(cacheKey), { answer, expires: now() + cache.ttl })
     return answer
   }
 
@@ -101,10 +104,7 @@ export function compilePlanLookup<N, C = unknown>(parts: {
 
   function known(cacheKey: string): PlanAnswer<C> | Promise<PlanAnswer<C>> | undefined {
     const entry = cache ? entries.get(cacheKey) : undefined
-    if (entry !== undefined) {
-      if (entry.expires > now()) return entry.answer
-      entries.delete(cacheKey)
-    }
+    if (entry !== undefined && entry.expires > now()) return entry.answer
     return pending.get(cacheKey)
   }
   return {
