@@ -1,8 +1,8 @@
 // A RedisStore keeps two caches beside Redis: the Redis keys it built (4,096 per algorithm) and, when asked,
 // a block cache of refused keys (`maxKeys`). Both keep no key over 256 characters, so each entry is bounded in
 // bytes whatever keys a caller sends (docs/memory-store.md#every-cache-and-its-bound). Measured in a process of
-// its own with --expose-gc (testkit's heapProbe), on the shared Redis.
-import { type HeapProbe, heapProbe } from '@floodgate/testkit'
+// its own with --expose-gc (the test harness's heapProbe), on the shared Redis.
+import { type HeapProbe, heapProbe } from '@floodgate/test-harness'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BLOCK_CACHE_KEYS, FED, WARM } from './fixtures/hostile-key-sizes.js'
 import { sharedRedisForFile } from './helpers.js'

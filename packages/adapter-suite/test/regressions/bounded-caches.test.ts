@@ -4,7 +4,7 @@
 // client sends (docs/memory-store.md#every-cache-and-its-bound); each probe here builds the real thing, feeds
 // it hostile requests in a process of its own (`--expose-gc`), and checks what they leave on the heap against
 // the sum of the documented bounds of the caches they reach.
-import { type HeapProbe, heapProbe } from '@floodgate/testkit'
+import { type HeapProbe, heapProbe } from '@floodgate/test-harness'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { drivers } from '../../src/index.js'
 import { FED, STORE_KEYS, WARM_HOSTILE } from '../fixtures/hostile-sizes.js'

@@ -41,12 +41,13 @@ export function warningCode(error: unknown): string {
 const raised = new Set<string>()
 
 /**
- * Emit a process warning once per process and code, for at most {@link MAX_WARNED_CODES} codes (a no-op where
- * there is no `process`, as in a browser).
+ * Emit a process warning once per process and code, or per `once` when given (one warning of a code per hook,
+ * say), for at most {@link MAX_WARNED_CODES} of them; a no-op where there is no `process`, as in a browser.
  */
-export function warnOnce(code: string, message: string): void {
-  if (raised.has(code) || raised.size >= MAX_WARNED_CODES) return
-  raised.add(code)
+export function warnOnce(code: string, message: string, once = code): void {
+  const seen = once === code ? code : `${code} ${once}`
+  if (raised.has(seen) || raised.size >= MAX_WARNED_CODES) return
+  raised.add(seen)
   const emit = (globalThis as { process?: { emitWarning?: (m: string, o: object) => void } }).process
     ?.emitWarning
   emit?.(`@floodgate: ${message} See ${ERRORS_DOC}#${code.toLowerCase()}.`, {

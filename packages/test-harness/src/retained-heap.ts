@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process'
 import { bundleFixture } from './fork-fixture.js'
 
-/** What a heap probe reports (see `probeRetainedHeap` in `@floodgate/testkit/heap-probe`). */
+/** What a heap probe reports (see `probeRetainedHeap` in `@floodgate/test-harness/heap-probe`). */
 export interface RetainedHeap {
   /** `heapUsed` after feeding, less `heapUsed` before, both after full garbage collections, in bytes. */
   readonly retained: number
@@ -21,7 +21,7 @@ export interface HeapProbe {
  * Prepare a heap probe: bundle the fixture `entry` (its `@floodgate/*` imports from the TypeScript sources,
  * `external` left as imports: see {@link bundleFixture}). Each `measure(...args)` runs it in a Node process
  * of its own started with `--expose-gc`, so what one run leaves behind never counts in another. The fixture
- * calls `probeRetainedHeap` from `@floodgate/testkit/heap-probe`.
+ * calls `probeRetainedHeap` from `@floodgate/test-harness/heap-probe`.
  *
  * @example
  * const probe = await heapProbe({ entry: new URL('./fixtures/hostile-requests.ts', import.meta.url), external: ['express'] })

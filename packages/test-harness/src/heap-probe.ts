@@ -1,6 +1,6 @@
 // The child side of `heapProbe`: a fixture builds the real thing through the public API, and this
 // measures what feeding it hostile input leaves on the heap. Imported by fixtures
-// (`@floodgate/testkit/heap-probe`), bundled and run with `--expose-gc`; nothing here imports vitest.
+// (`@floodgate/test-harness/heap-probe`), bundled and run with `--expose-gc`; nothing here imports vitest.
 
 const gc = (globalThis as { gc?: () => void }).gc
 
