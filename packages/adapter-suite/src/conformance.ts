@@ -1,4 +1,4 @@
-import type { StoreFactory } from '@floodgate/testkit'
+import type { StoreFactory } from '@floodgate/test-harness'
 import { describe } from 'vitest'
 import { suiteContext } from './harness.js'
 import { clientAddresses } from './scenarios/client-addresses.js'

@@ -1,5 +1,6 @@
 import type { ConsumeItem, Store } from '@floodgate/core'
-import { type StoreFactory, type VirtualClock, virtualClock } from '@floodgate/testkit'
+import type { StoreFactory } from '@floodgate/test-harness'
+import { type VirtualClock, virtualClock } from '@floodgate/testing'
 import { afterAll, afterEach, beforeAll } from 'vitest'
 import type { AdapterApp, AdapterAppSetup, AdapterDriver } from './types.js'
 

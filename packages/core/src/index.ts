@@ -37,7 +37,7 @@ export type {
   RouteTierOptions,
   WarningOptions,
 } from './http/options/types.js'
-export type { Outcome, PolicyUsage, RateLimitInfo } from './http/outcome.js'
+export type { Outcome, PolicyUsage, RequestRateLimit } from './http/outcome.js'
 export type { ProxyTrust, RequestInfo } from './http/request-info.js'
 export type { ResponseFormat } from './http/responses.js'
 export type { Usage, UsageReport } from './http/usage.js'

@@ -1,14 +1,5 @@
-import {
-  createLoadShedder,
-  createPriorityQueue,
-  type Gate,
-  type GateOutcome,
-  type LoadShedder,
-  type LoadShedderOptions,
-  type PriorityQueue,
-  type PriorityQueueOptions,
-} from '@floodgate/core'
-import { enterGate, writeAnswer } from '@floodgate/core/internal'
+import type { Gate, GateOutcome, LoadShedderOptions, PriorityQueueOptions } from '@floodgate/core'
+import { enterGate, gateMiddlewares, writeAnswer } from '@floodgate/core/internal'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { ExpressRequestInfo } from './request-info.js'
 
@@ -32,6 +23,8 @@ function gateMiddleware(gate: Gate<Request>): RequestHandler {
   }
 }
 
+const gates = gateMiddlewares<Request, RequestHandler>(gateMiddleware)
+
 /**
  * Serve at most `concurrency` requests at once; the others wait in the queue `priority` names, drained in
  * the order the queues are listed. A full queue answers 429, a request that waited `maxWait` 503, both with
@@ -45,12 +38,7 @@ function gateMiddleware(gate: Gate<Request>): RequestHandler {
  *   maxWait: '10s',
  * }))
  */
-export function priorityQueue(
-  options: ExpressPriorityQueueOptions,
-): RequestHandler & { readonly queue: PriorityQueue<Request> } {
-  const queue = createPriorityQueue<Request>(options)
-  return Object.assign(gateMiddleware(queue), { queue })
-}
+export const priorityQueue = gates.priorityQueue
 
 /**
  * Shed the least important requests (503 with `Retry-After`) when the server is overloaded: past a class's
@@ -64,9 +52,4 @@ export function priorityQueue(
  *   reserve: { critical: 0.2 },
  * }))
  */
-export function loadShedder(
-  options: ExpressLoadShedderOptions,
-): RequestHandler & { readonly shedder: LoadShedder<Request> } {
-  const shedder = createLoadShedder<Request>(options)
-  return Object.assign(gateMiddleware(shedder), { shedder })
-}
+export const loadShedder = gates.loadShedder

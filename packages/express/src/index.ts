@@ -2,15 +2,15 @@ import {
   createRateLimitHandler,
   type Outcome,
   type RateLimitHandler,
-  type RateLimitInfo,
   type RateLimitOptions,
+  type RequestRateLimit,
   type UsageReport,
 } from '@floodgate/core'
 import { writeOutcome } from '@floodgate/core/internal'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { ExpressRequestInfo } from './request-info.js'
 
-export type { Outcome, RateLimitInfo, RateLimitOptions, Usage, UsageReport } from '@floodgate/core'
+export type { Outcome, RateLimitOptions, RequestRateLimit, Usage, UsageReport } from '@floodgate/core'
 export {
   type ExpressLoadShedderOptions,
   type ExpressPriorityQueueOptions,
@@ -25,7 +25,7 @@ declare global {
   namespace Express {
     interface Request {
       /** What the app reads of the limit that let this request through: `limit`, `remaining`, `reset`, `policy`. */
-      rateLimit?: RateLimitInfo
+      rateLimit?: RequestRateLimit
     }
   }
 }

@@ -4,9 +4,9 @@ import {
   type Outcome,
   type ProxyTrust,
   type RateLimitHandler,
-  type RateLimitInfo,
   type RateLimitOptions,
   type RequestInfo,
+  type RequestRateLimit,
   type UsageReport,
 } from '@floodgate/core'
 import { encodeKeyPart, mergeRateLimitOptions, routeRateLimitOptions } from '@floodgate/core/internal'
@@ -19,7 +19,7 @@ import type {
 } from 'fastify'
 import fp from 'fastify-plugin'
 
-export type { Outcome, RateLimitInfo, RateLimitOptions, Usage, UsageReport } from '@floodgate/core'
+export type { Outcome, RateLimitOptions, RequestRateLimit, Usage, UsageReport } from '@floodgate/core'
 export {
   type FastifyLoadShedderOptions,
   type FastifyPriorityQueueOptions,
@@ -47,7 +47,7 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /** What the app reads of the limit that let this request through: `limit`, `remaining`, `reset`, `policy`. */
-    rateLimit: RateLimitInfo | null
+    rateLimit: RequestRateLimit | null
   }
   interface FastifyInstance {
     /** An `onRequest` hook that checks a limit of its own (over the plugin's options), for manual use. */

@@ -1,13 +1,5 @@
-import {
-  createLoadShedder,
-  createPriorityQueue,
-  type Gate,
-  type LoadShedder,
-  type LoadShedderOptions,
-  type PriorityQueue,
-  type PriorityQueueOptions,
-} from '@floodgate/core'
-import { enterGate, writeAnswer } from '@floodgate/core/internal'
+import type { Gate, LoadShedderOptions, PriorityQueueOptions } from '@floodgate/core'
+import { enterGate, gateMiddlewares, writeAnswer } from '@floodgate/core/internal'
 import type { Context, Middleware } from 'koa'
 import { KoaRequestInfo } from './request-info.js'
 
@@ -27,6 +19,8 @@ function gateMiddleware(gate: Gate<Context>): Middleware {
   }
 }
 
+const gates = gateMiddlewares<Context, Middleware>(gateMiddleware)
+
 /**
  * Serve at most `concurrency` requests at once; the others wait in the queue `priority` names, drained in
  * the order the queues are listed. A full queue answers 429, a request that waited `maxWait` 503, both with
@@ -40,12 +34,7 @@ function gateMiddleware(gate: Gate<Context>): Middleware {
  *   maxWait: '10s',
  * }))
  */
-export function priorityQueue(
-  options: KoaPriorityQueueOptions,
-): Middleware & { readonly queue: PriorityQueue<Context> } {
-  const queue = createPriorityQueue<Context>(options)
-  return Object.assign(gateMiddleware(queue), { queue })
-}
+export const priorityQueue = gates.priorityQueue
 
 /**
  * Shed the least important requests (503 with `Retry-After`) when the server is overloaded: past a class's
@@ -59,9 +48,4 @@ export function priorityQueue(
  *   reserve: { critical: 0.2 },
  * }))
  */
-export function loadShedder(
-  options: KoaLoadShedderOptions,
-): Middleware & { readonly shedder: LoadShedder<Context> } {
-  const shedder = createLoadShedder<Context>(options)
-  return Object.assign(gateMiddleware(shedder), { shedder })
-}
+export const loadShedder = gates.loadShedder

@@ -2,8 +2,8 @@ import {
   createRateLimitHandler,
   type Outcome,
   RateLimitConfigError,
-  type RateLimitInfo,
   type RateLimitOptions,
+  type RequestRateLimit,
   type UsageReport,
 } from '@floodgate/core'
 import { writeOutcome } from '@floodgate/core/internal'
@@ -11,7 +11,7 @@ import type { Context, Middleware, Next } from 'koa'
 import { KoaRequestInfo } from './request-info.js'
 import type { MatchingRouter } from './route-pattern.js'
 
-export type { Outcome, RateLimitInfo, RateLimitOptions, Usage, UsageReport } from '@floodgate/core'
+export type { Outcome, RateLimitOptions, RequestRateLimit, Usage, UsageReport } from '@floodgate/core'
 export {
   type KoaLoadShedderOptions,
   type KoaPriorityQueueOptions,
@@ -22,9 +22,11 @@ export {
 /** The options of the Koa middleware: every core option (functions get Koa's `ctx`), and `router`. */
 export interface KoaRateLimitOptions extends RateLimitOptions<Context> {
   /**
-   * Your `@koa/router` router(s), for an `'endpoint'` key on a limiter used before routing (`app.use`): the
-   * route a request will reach is found from them. Inside a router the route is known without it.
-   * @default none
+   * The router(s) an `'endpoint'` key on a limiter used before routing (`app.use`) finds the route from. Without
+   * it, the app's own `@koa/router` middlewares (`app.use(router.routes())`, before or after the limiter) are
+   * found by themselves: give it for a router whose middleware Koa's app does not hold (mounted in a sub-app,
+   * say), or any router with `@koa/router`'s `match(path, method)`. Inside a router the route is known without it.
+   * @default the app's @koa/router middlewares
    * @example router
    */
   router?: MatchingRouter | readonly MatchingRouter[]
@@ -33,7 +35,7 @@ export interface KoaRateLimitOptions extends RateLimitOptions<Context> {
 declare module 'koa' {
   interface DefaultState {
     /** What the app reads of the limit that let this request through: `limit`, `remaining`, `reset`, `policy`. */
-    rateLimit?: RateLimitInfo
+    rateLimit?: RequestRateLimit
   }
 }
 
@@ -55,7 +57,7 @@ function routersOf(router: KoaRateLimitOptions['router']): readonly MatchingRout
 /**
  * Rate limiting middleware for Koa: on the app, or on a `@koa/router` route or router. The client address is
  * Koa's `ctx.ip`, so `app.proxy` (and `app.maxIpsCount`) decide it. An `'endpoint'` key is the route pattern
- * from `@koa/router`: inside a router it is known; on the app, pass your router as the `router` option.
+ * from `@koa/router`: inside a router it is known; on the app, it is found from the app's router middlewares.
  *
  * @example app.use(rateLimit({ limit: 100, window: '1m' }))
  * @example router.post('/login', rateLimit({ limit: 5, window: '15m' }), login)

@@ -1,18 +1,22 @@
 // Regression: endpoint keys held real paths or merged endpoints. Under an Express router mounted at
 // /orgs/:org, `req.baseUrl` put the org id into the key (`GET /orgs/acme/posts/:postId`); under Koa's
 // `router.use()` the key was the use-layer's regex (`GET /api(?:\/|$)`); before routing, on Express and Koa,
-// every route of a method was one bucket (`GET *`). The key is now the full route pattern in every case
-// (Koa before routing: with its router given as `router`).
+// every route of a method was one bucket (`GET *`). The key is now the full route pattern in every case, and the
+// same on every major: Express 4 keeps no mount path but a regular expression, read back into the pattern; Koa
+// before routing finds the app's @koa/router middlewares, or the routers given as `router`.
 import { type Algorithm, MemoryStore, type Store } from '@floodgate/core'
+import { forgetRaisedWarnings } from '@floodgate/core/internal'
 import { rateLimit as expressRateLimit } from '@floodgate/express'
 import { rateLimit as fastifyRateLimit } from '@floodgate/fastify'
 import { rateLimit as koaRateLimit } from '@floodgate/koa'
 import Router from '@koa/router'
 import express from 'express'
+import express4 from 'express4'
 import Fastify from 'fastify'
 import Koa from 'koa'
+import Koa2 from 'koa2'
 import request from 'supertest'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 
 /** A MemoryStore that records the endpoint part of every key it is asked about. */
 function recording(): Store & { endpoints: string[] } {
@@ -45,7 +49,10 @@ const EXPECTED = [
 ]
 const STATUSES = [200, 200, 429, 200]
 
-describe('express', () => {
+describe.each([
+  { name: 'express', express },
+  { name: 'express 4', express: express4 },
+])('$name', ({ express }) => {
   const ok = (_req: express.Request, res: express.Response) => void res.json({ ok: true })
 
   it('a route limiter under a router mounted at a pattern keys by the full pattern', async () => {
@@ -74,9 +81,37 @@ describe('express', () => {
     expect(store.endpoints).toEqual([...EXPECTED, 'GET (no route)'])
     expect(statuses).toEqual([...STATUSES, 404])
   })
+
+  it('mount paths of every shape key as the pattern was written, whatever the case of the request', async () => {
+    const store = recording()
+    const inner = express.Router()
+    inner.get('/:file', ok)
+    const deep = express.Router({ mergeParams: true })
+    deep.get('/items/:item', ok)
+    const app = express()
+    app.use(expressRateLimit({ ...limit(store), limit: 100 }))
+    app.use('/api/v1.2/files', inner)
+    app.use('/Teams/:team/', deep)
+    for (const path of [
+      '/api/v1.2/files/a.txt',
+      '/API/V1.2/FILES/b.txt',
+      '/teams/t1/items/9',
+      '/TEAMS/t2/items/8/',
+    ])
+      expect((await request(app).get(path)).status).toBe(200)
+    expect(store.endpoints).toEqual([
+      'GET /api/v1.2/files/:file',
+      'GET /api/v1.2/files/:file',
+      'GET /Teams/:team/items/:item',
+      'GET /Teams/:team/items/:item',
+    ])
+  })
 })
 
-describe('koa', () => {
+describe.each([
+  { name: 'koa', Koa },
+  { name: 'koa 2', Koa: Koa2 },
+])('$name', ({ Koa }) => {
   const respond = (ctx: Koa.Context) => {
     ctx.body = { ok: true }
   }
@@ -108,6 +143,42 @@ describe('koa', () => {
     for (const path of [...PATHS, '/nowhere']) statuses.push((await request(app.callback()).get(path)).status)
     expect(store.endpoints).toEqual([...EXPECTED, 'GET (no route)'])
     expect(statuses).toEqual([...STATUSES, 404])
+  })
+
+  it('an app-wide limiter finds the app’s own @koa/router middlewares, mounted after it', async () => {
+    const store = recording()
+    const orgs = new Router({ prefix: '/orgs/:org' })
+    orgs.get('/posts/:postId', respond)
+    const other = new Router()
+    other.get('/other/:id', respond)
+    const app = new Koa()
+    app.use(koaRateLimit(limit(store)))
+    app.use(orgs.routes()).use(orgs.allowedMethods()).use(other.routes())
+    const statuses = []
+    for (const path of [...PATHS, '/nowhere']) statuses.push((await request(app.callback()).get(path)).status)
+    expect(store.endpoints).toEqual([...EXPECTED, 'GET (no route)'])
+    expect(statuses).toEqual([...STATUSES, 404])
+  })
+
+  it('with no router to find, an app-wide limiter counts per method and warns once', async () => {
+    forgetRaisedWarnings()
+    const warned: string[] = []
+    const spy = vi.spyOn(process, 'emitWarning').mockImplementation(((_: string, o: { code: string }) => {
+      warned.push(o.code)
+    }) as never)
+    try {
+      const store = recording()
+      const app = new Koa()
+      app.use(koaRateLimit(limit(store)))
+      app.use(respond) // routes of its own, with no @koa/router
+      const statuses = []
+      for (const path of PATHS) statuses.push((await request(app.callback()).get(path)).status)
+      expect(store.endpoints).toEqual(Array(4).fill('GET *'))
+      expect(statuses).toEqual([200, 200, 429, 429])
+      expect(warned).toEqual(['ERR_FLOODGATE_ENDPOINT_UNKNOWN'])
+    } finally {
+      spy.mockRestore()
+    }
   })
 })
 

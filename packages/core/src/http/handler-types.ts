@@ -1,7 +1,7 @@
 import type { Store } from '../types.js'
 import type { Answer } from './answer.js'
 import type { RateLimitOptions } from './options/types.js'
-import type { AnsweredRequest, Outcome, RateLimitInfo } from './outcome.js'
+import type { AnsweredRequest, Outcome, RequestRateLimit } from './outcome.js'
 import type { RequestInfo } from './request-info.js'
 import type { UsageReport } from './usage.js'
 import type { WarningName } from './warnings.js'
@@ -19,7 +19,7 @@ export interface RateLimitHandler<N = any> {
    * `key`, `cost`, `skip`, `user` functions that return values), so an adapter can go on in the same tick with
    * no promise allocated; a promise of it otherwise. `await` works on either.
    */
-  handle(request: RequestInfo<N>, previous?: RateLimitInfo): Outcome | Promise<Outcome>
+  handle(request: RequestInfo<N>, previous?: RequestRateLimit): Outcome | Promise<Outcome>
   /** Give back everything `outcome` and the outcomes before it spent (once; safe to call again). */
   release(outcome: Outcome): void
   /** Whether `complete` has work to do (`skipFailedRequests` or `skipSuccessfulRequests`): adapters listen for the response's end only then. */

@@ -1,5 +1,9 @@
 import type { ServerResponse } from 'node:http'
 import type { Gate, GateOutcome } from '../degradation/gate.js'
+import { createLoadShedder, type LoadShedder } from '../degradation/load-shedder/create.js'
+import type { LoadShedderOptions } from '../degradation/load-shedder/options.js'
+import { createPriorityQueue, type PriorityQueue } from '../degradation/priority-queue/create.js'
+import type { PriorityQueueOptions } from '../degradation/priority-queue/options.js'
 import type { Awaitable } from '../types.js'
 import type { HttpAnswer } from './answer.js'
 import type { RateLimitHandler } from './handler-types.js'
@@ -96,4 +100,22 @@ export function enterGate<N>(
   const entry = gate.enter(info)
   res.once('close', entry.leave)
   return entry.outcome
+}
+
+/**
+ * An adapter's `priorityQueue` and `loadShedder`, from its one middleware around a gate: each creates its
+ * gate (options checked now) and returns the middleware, with the gate on it (`queue`, `shedder`) for its
+ * `stats()`.
+ */
+export function gateMiddlewares<N, M extends object>(middleware: (gate: Gate<N>) => M) {
+  return {
+    priorityQueue(options: PriorityQueueOptions<N>): M & { readonly queue: PriorityQueue<N> } {
+      const queue = createPriorityQueue<N>(options)
+      return Object.assign(middleware(queue), { queue })
+    },
+    loadShedder(options: LoadShedderOptions<N>): M & { readonly shedder: LoadShedder<N> } {
+      const shedder = createLoadShedder<N>(options)
+      return Object.assign(middleware(shedder), { shedder })
+    },
+  }
 }

@@ -15,7 +15,7 @@ export interface Releaser {
  *
  * @example res.json({ remaining: req.rateLimit?.remaining })
  */
-export interface RateLimitInfo extends PolicyUsage {
+export interface RequestRateLimit extends PolicyUsage {
   /** The usage plan the request was decided under, with `plans`. */
   readonly plan: string | undefined
   /** Whether a policy refused the request in dry run (it went on anyway). */
@@ -53,8 +53,10 @@ export type AnsweredRequest = AnsweredOutcome & OutcomeRecord
 /** The request goes on, after `delayMs` when shaped (the handler has already waited). */
 interface PassOutcome extends PassAnswer {
   /** What the app reads as `req.rateLimit`; `undefined` when no policy decided the request. */
-  readonly rateLimit: RateLimitInfo | undefined
+  readonly rateLimit: RequestRateLimit | undefined
   readonly delayMs: number
+  /** An `onLimited` hook may add to them in dry run. */
+  readonly headers: Record<string, string>
   // Absent on a pass; here so that code reading any outcome (hooks, tests) needs no narrowing first.
   readonly status?: undefined
   readonly body?: undefined
@@ -98,7 +100,7 @@ interface OutcomeRecord {
 }
 
 /** `req.rateLimit`: the policy closest to its limit, as the headers give it, and the way back to its outcome. */
-class RateLimitReading implements RateLimitInfo {
+class RateLimitReading implements RequestRateLimit {
   readonly limit: number
   readonly remaining: number
   readonly reset: number
@@ -123,13 +125,13 @@ class RateLimitReading implements RateLimitInfo {
   }
 
   /** The outcome behind what an app read, when a limiter made it. */
-  static outcomeOf(reading: RateLimitInfo): Outcome | undefined {
+  static outcomeOf(reading: RequestRateLimit): Outcome | undefined {
     return #outcome in reading ? reading.#outcome : undefined
   }
 }
 
 /** The outcome behind `req.rateLimit` (an earlier limiter's, passed to `handle` as `previous`). */
-export const outcomeOf = (reading: RateLimitInfo | undefined): Outcome | undefined =>
+export const outcomeOf = (reading: RequestRateLimit | undefined): Outcome | undefined =>
   reading === undefined ? undefined : RateLimitReading.outcomeOf(reading)
 
 // Every outcome is made by one of these literals, with its properties in this order (one shape for the
@@ -181,7 +183,7 @@ export function passedOutcome(parts: {
     owner: parts.owner,
     plan: parts.plan,
   }
-  ;(outcome as { rateLimit: RateLimitInfo }).rateLimit = new RateLimitReading(outcome, parts.decision)
+  ;(outcome as { rateLimit: RequestRateLimit }).rateLimit = new RateLimitReading(outcome, parts.decision)
   return outcome
 }
 
