@@ -379,12 +379,12 @@ describe('usage plans', () => {
         return apiKey === long ? 'pro' : undefined
       },
     })
-    expect(await send(long)).toMatchObject({ allowed: true, plan: 'pro' })
-    expect(await send(long)).toMatchObject({ allowed: true, plan: 'pro' })
+    expect(await send(long)).toMatchObject({ kind: 'pass', plan: 'pro' })
+    expect(await send(long)).toMatchObject({ kind: 'pass', plan: 'pro' })
     expect(lookups).toEqual(['pro-kkkk'])
     // A key spelled like a digest, or the long key with one character changed, has an answer of its own.
     const forgeries = [`%H${sha256Text128(encodeKeyPart(long))}`, `${long}x`, long.replace('pro-', 'pre-')]
-    for (const forged of forgeries) expect(await send(forged)).toMatchObject({ allowed: false, status: 403 })
+    for (const forged of forgeries) expect(await send(forged)).toMatchObject({ kind: 'answer', status: 403 })
     expect(lookups).toHaveLength(4)
   })
 
@@ -397,7 +397,7 @@ describe('usage plans', () => {
         return 'free'
       },
     })
-    for (let i = 0; i < 3; i++) expect(await send(long)).toMatchObject({ allowed: true, plan: 'free' })
+    for (let i = 0; i < 3; i++) expect(await send(long)).toMatchObject({ kind: 'pass', plan: 'free' })
     expect(lookups).toEqual([long, long, long])
   })
 
