@@ -41,15 +41,20 @@ describe('npm run pack: one installable tarball per public package', () => {
     expect([...tarballs.keys()].sort()).toEqual(names)
   })
 
-  it('writes each @floodgate/* dependency as the version, never workspace:', async () => {
+  it('writes each @floodgate/* dependency as the version (a peer dependency as ^ the version), never workspace:', async () => {
     for (const [name, tarball] of tarballs) {
       const pkg = JSON.parse(await fileOf(tarball, 'package.json'))
       const deps = { ...pkg.dependencies, ...pkg.peerDependencies, ...pkg.optionalDependencies }
       for (const [dep, spec] of Object.entries(deps)) {
         expect(spec, `${name} -> ${dep}`).not.toMatch(/^workspace:/)
       }
-      if (deps['@floodgate/core']) expect(deps['@floodgate/core']).toBe(pkg.version)
+      if (pkg.dependencies?.['@floodgate/core']) expect(pkg.dependencies['@floodgate/core']).toBe(pkg.version)
+      // @floodgate/testing takes the app's own core: any release of the same minor
+      if (pkg.peerDependencies?.['@floodgate/core']) {
+        expect(pkg.peerDependencies['@floodgate/core'], name).toBe(`^${pkg.version}`)
+      }
     }
+    expect(names).toContain('@floodgate/testing')
   })
 
   it('npm publish --dry-run passes for every public package, and publishes nothing', async () => {
@@ -142,4 +147,75 @@ describe('an app outside the repository, on plain npm and the packed packages', 
       await server.stop()
     }
   }, 170_000)
+})
+
+describe('an app on an older framework major, on plain npm and the packed packages', () => {
+  // npm refused the adapters beside Express 4 and Koa 2 (ERESOLVE) while their peer ranges said >= 5 and >= 3.
+  const apps = [
+    {
+      adapter: '@floodgate/express',
+      frameworks: ['express@4'],
+      server: [
+        "import express from 'express'",
+        "import { rateLimit } from '@floodgate/express'",
+        'const app = express()',
+        "app.use(rateLimit({ key: 'endpoint', limit: 1, window: '1m' }))",
+        "app.get('/users/:id', (_req, res) => res.json({ ok: true }))",
+        "const server = app.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port))",
+      ],
+    },
+    {
+      adapter: '@floodgate/koa',
+      frameworks: ['koa@2', '@koa/router@15'],
+      server: [
+        "import Koa from 'koa'",
+        "import Router from '@koa/router'",
+        "import { rateLimit } from '@floodgate/koa'",
+        'const app = new Koa()',
+        'const router = new Router()',
+        "router.get('/users/:id', (ctx) => { ctx.body = { ok: true } })",
+        "app.use(rateLimit({ key: 'endpoint', limit: 1, window: '1m' })).use(router.routes())",
+        "const server = app.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port))",
+      ],
+    },
+  ]
+
+  it.each(apps)(
+    'installs $adapter beside $frameworks.0, and an app-wide endpoint key counts by the route',
+    async ({ adapter, frameworks, server: lines }) => {
+      const app = join(work, `older-${adapter.slice('@floodgate/'.length)}`)
+      await run('mkdir', ['-p', app])
+      await writeFile(
+        join(app, 'package.json'),
+        `${JSON.stringify({ name: 'older-app', private: true, type: 'module' }, null, 2)}\n`,
+      )
+      const install = [tarballs.get('@floodgate/core')!, tarballs.get(adapter)!, ...frameworks]
+      await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...install], {
+        cwd: app,
+        env: plainEnv(),
+        timeout: 150_000,
+      })
+      const framework = frameworks[0]!.split('@')[0]!
+      const major = JSON.parse(await readFile(join(app, 'node_modules', framework, 'package.json'), 'utf8'))
+      expect(major.version).toMatch(framework === 'express' ? /^4\./ : /^2\./)
+      await writeFile(join(app, 'server.mjs'), `${lines.join('\n')}\n`)
+      const server = await startServer({
+        label: `the ${frameworks[0]} app (node server.mjs)`,
+        cwd: app,
+        command: process.execPath,
+        args: ['server.mjs'],
+        env: plainEnv(),
+      })
+      try {
+        const statuses = []
+        for (const path of ['/users/1', '/users/2', '/nowhere'])
+          statuses.push((await fetch(`${server.url}${path}`)).status)
+        // /users/1 and /users/2 are one endpoint (GET /users/:id); /nowhere is another
+        expect(statuses).toEqual([200, 429, 404])
+      } finally {
+        await server.stop()
+      }
+    },
+    170_000,
+  )
 })

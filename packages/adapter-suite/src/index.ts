@@ -10,9 +10,11 @@ export {
 } from './drivers/index.js'
 export {
   brokenStore,
+  endpointsOf,
   errorLog,
   fwd,
   openApps,
+  recordingStore,
   START,
   type SuiteContext,
   statusesOf,

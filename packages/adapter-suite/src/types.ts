@@ -82,7 +82,7 @@ export interface AdapterApp {
 
 /** What the suite needs from an adapter: build an app, send it requests (supertest, `fastify.inject`, ...). */
 export interface AdapterDriver {
-  /** The framework and, for an older major, its major: `express`, `express 4`, `fastify`, `koa`, `koa 2`. */
+  /** The framework, and its major where it is an older one: `express`, `express4`, `fastify`, `koa`, `koa2`. */
   name: string
   /** The framework, whatever its major. */
   framework: 'express' | 'fastify' | 'koa'

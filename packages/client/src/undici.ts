@@ -94,7 +94,12 @@ function politely(
     wait(engine.settings.sleep, ms, waiting.signal).then(
       () => {
         waiting = undefined
-        then()
+        // What comes next calls the app's options (`now`, a budget): what they throw fails this request only.
+        try {
+          then()
+        } catch (error) {
+          fail(error)
+        }
       },
       (reason) => {
         waiting = undefined
@@ -191,5 +196,9 @@ function politely(
     else send()
   }
 
-  paced()
+  try {
+    paced()
+  } catch (error) {
+    fail(error) // the app's `now` threw
+  }
 }

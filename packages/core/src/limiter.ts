@@ -162,6 +162,15 @@ export function createLimiter(options: LimiterOptions): Limiter {
     return lastStoreKey
   }
   const costOf = (options: ConsumeOptions | undefined): number => {
+    if (options !== undefined && (typeof options !== 'object' || options === null)) {
+      // `consume(key, 5)` would otherwise charge 1: a cost goes in `{ cost: 5 }`.
+      throw new RateLimitConfigError(
+        'ERR_FLOODGATE_INVALID_OPTION',
+        'options',
+        options,
+        'an object of options like { cost: 5 }, or nothing',
+      )
+    }
     const cost = options?.cost === undefined ? 1 : options.cost
     if (!isCost(cost)) throw new RateLimitCostError(cost)
     return normalizeCost(cost)
@@ -210,7 +219,7 @@ export function createLimiter(options: LimiterOptions): Limiter {
       let item: ConsumeItem
       let result: Awaitable<Decision>
       try {
-        const cost = options === undefined || options.cost === undefined ? 1 : costOf(options)
+        const cost = options === undefined ? 1 : costOf(options)
         item = { algorithm, key: keyOf(key), cost }
       } catch (error) {
         return Promise.reject(error) // the caller's error (a key, a cost), not the store's
@@ -229,7 +238,7 @@ export function createLimiter(options: LimiterOptions): Limiter {
     },
     consumeSync(key, options) {
       if (store.synchronous !== true) throw notSynchronous('consumeSync')
-      const cost = options === undefined || options.cost === undefined ? 1 : costOf(options)
+      const cost = options === undefined ? 1 : costOf(options)
       const at = keyOf(key)
       const t = now()
       const decided = cost === 0 ? store.peek(algorithm, at, 0, t) : store.consume(algorithm, at, cost, t)

@@ -111,9 +111,16 @@ describe('the playground, in chromium', { timeout: 60_000 }, () => {
     expect(await page.textContent('#compare-verdict')).toContain(
       'A admitted 20, B admitted 11. They decided 9 requests differently: 9 requests admitted by A and refused by B, 0 requests admitted by B and refused by A.',
     )
-    // a steady pattern that neither refuses: the same requests, said so
+    // steady traffic above the limit: each admits some that the other refuses, and the summary says which way
     await page.selectOption('#traffic-pattern', 'steady')
-    expect(await page.textContent('#compare-verdict')).toContain('A and B admitted every request.')
+    expect(await page.textContent('#compare-verdict')).toContain(
+      '45 requests (steady 15 per 1s). A admitted 30, B admitted 28. They decided 14 requests differently: 8 requests admitted by A and refused by B, 6 requests admitted by B and refused by A.',
+    )
+    // the same algorithm on both sides decides every request alike, and the summary says so
+    await page.selectOption('#b-algorithm', 'fixed-window')
+    expect(await page.textContent('#compare-verdict')).toContain(
+      'A and B admitted the same 30 requests and refused the same 15.',
+    )
     await page.close()
   })
 })

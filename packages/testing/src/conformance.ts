@@ -131,6 +131,7 @@ const stable = (time: 'given' | 'own') =>
  * testStore({ name: 'MemoryStore', create: () => new MemoryStore() })
  */
 export function testStore<S extends Store>(options: StoreUnderTest<S>): void {
+  checkOptions(options)
   const time = options.time ?? 'given'
   const kinds = options.algorithms ?? EVERY_KIND
   const cases = casesFor(kinds, time)
@@ -349,6 +350,44 @@ export function testStore<S extends Store>(options: StoreUnderTest<S>): void {
       expect((await store.consume(a, keyA, 1, now)).allowed).toBe(true)
     })
   })
+}
+
+/** What each option of {@link StoreUnderTest} takes, as an error message says it. */
+const OPTION_RULES: Record<keyof StoreUnderTest, [(value: unknown) => boolean, string]> = {
+  name: [(v) => typeof v === 'string' && v.length > 0, 'a non-empty string'],
+  create: [(v) => typeof v === 'function', 'a function that returns the store'],
+  destroy: [(v) => v === undefined || typeof v === 'function', 'a function of the store'],
+  algorithms: [
+    (v) =>
+      v === undefined || (Array.isArray(v) && v.length > 0 && v.every((kind) => EVERY_KIND.includes(kind))),
+    `a non-empty array of ${EVERY_KIND.map((kind) => `'${kind}'`).join(', ')}`,
+  ],
+  time: [(v) => v === undefined || v === 'given' || v === 'own', "'given' or 'own'"],
+  sequences: [(v) => v === undefined || (Number.isInteger(v) && (v as number) >= 1), 'a whole number >= 1'],
+}
+
+/** Throw a `RateLimitConfigError` naming the first option of `testStore` that is not what it takes. */
+function checkOptions(options: unknown): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new RateLimitConfigError('ERR_FLOODGATE_INVALID_OPTION', 'testStore', options, 'an object')
+  }
+  for (const [option, value] of Object.entries(options)) {
+    if (!(option in OPTION_RULES)) {
+      const known = Object.keys(OPTION_RULES).join(', ')
+      throw new RateLimitConfigError(
+        'ERR_FLOODGATE_UNKNOWN_OPTION',
+        `testStore.${option}`,
+        value,
+        `one of the known options (${known})`,
+      )
+    }
+  }
+  for (const [option, [valid, expected]] of Object.entries(OPTION_RULES)) {
+    const value = (options as Record<string, unknown>)[option]
+    if (!valid(value)) {
+      throw new RateLimitConfigError('ERR_FLOODGATE_INVALID_OPTION', `testStore.${option}`, value, expected)
+    }
+  }
 }
 
 /**

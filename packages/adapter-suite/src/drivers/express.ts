@@ -15,7 +15,7 @@ function expressDriverOf(name: string, framework: typeof express): AdapterDriver
 
 /** Express 5 (`express`) and Express 4 (`express4`, installed beside it). */
 export const expressDriver = expressDriverOf('express', express)
-export const express4Driver = expressDriverOf('express 4', express4)
+export const express4Driver = expressDriverOf('express4', express4)
 
 function createApp(framework: typeof express, setup: AdapterAppSetup): AdapterApp {
   const app = framework()

@@ -16,7 +16,7 @@ function koaDriverOf(name: string, framework: typeof Koa): AdapterDriver {
 
 /** Koa 3 (`koa`) and Koa 2 (`koa2`, installed beside it). */
 export const koaDriver = koaDriverOf('koa', Koa)
-export const koa2Driver = koaDriverOf('koa 2', Koa2)
+export const koa2Driver = koaDriverOf('koa2', Koa2)
 
 function createApp(Framework: typeof Koa, setup: AdapterAppSetup): AdapterApp {
   const app = new Framework()

@@ -116,7 +116,7 @@ export function compilePlanGate<N>(parts: PlanGateParts<N>): PlanGate<N> {
 
   /** A store failure answered by `failMode`: let through with nothing counted ('open'), or its answer. */
   function failedOpen(failed: Outcome, items: ConsumeItem[]) {
-    return failed.allowed ? { items, decisions: [] as Decision[], spent: false } : failed
+    return failed.kind === 'pass' ? { items, decisions: [] as Decision[], spent: false } : failed
   }
 
   function awaitStore<T>(decided: Awaitable<T>): Awaitable<T> {
