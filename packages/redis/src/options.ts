@@ -69,8 +69,9 @@ export interface RedisStoreOptions {
   cooldownMs?: number
   /**
    * Refuse a key locally, with no round trip, after Redis refused it, until its `retryAfterMs` has passed.
-   * Off by default. `true` keeps up to 10,000 keys; `{ maxKeys }` sets the bound. A refund or reset made
-   * through this store clears the key; one made by another process is seen when the entry runs out.
+   * Off by default. `true` keeps up to 10,000 keys; `{ maxKeys }` sets the bound. A key over 256 characters
+   * is never kept (Redis decides it), so an entry is under 1 KB whatever keys callers send. A refund or reset
+   * made through this store clears the key; one made by another process is seen when the entry runs out.
    * @default false
    * @example { maxKeys: 50_000 }
    */
