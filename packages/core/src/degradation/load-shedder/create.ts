@@ -1,4 +1,6 @@
 import { monotonicClock } from '../../clocks/monotonic-clock.js'
+import { guardedCall, HookFailure, hookFailed } from '../../guarded-call.js'
+import { NO_HEADERS } from '../../http/answer.js'
 import { compileReport } from '../../http/report.js'
 import type { RequestInfo } from '../../http/request-info.js'
 import { createShedMetrics } from '../../metrics/gate-metrics.js'
@@ -13,6 +15,21 @@ import type { LoadShedderOptions } from './options.js'
 import { loadShedderSchema } from './schema.js'
 import { shedLevel } from './shed-level.js'
 import { inFlightBounds } from './thresholds.js'
+
+const delayOf = (signal: OverloadSignal): unknown => signal.delayMs()
+const overloadFailed = hookFailed('overload')
+
+/**
+ * The signal's delay, read through the guard: a signal of the app's that throws (or answers something other
+ * than a number) reads as no delay, with a process warning once, and sheds nothing on its account.
+ */
+function readDelay(signal: OverloadSignal): number {
+  const delay = guardedCall(delayOf, signal)
+  if (typeof delay === 'number') return delay
+  if (delay instanceof HookFailure) overloadFailed(delay.error)
+  else overloadFailed(new TypeError(`delayMs() answered ${typeof delay}, not a number of ms`))
+  return 0
+}
 
 /** A {@link Gate} with a look at its load. */
 export interface LoadShedder<N = any> extends Gate<N> {
@@ -52,7 +69,12 @@ export function createLoadShedder<N = any>(options: LoadShedderOptions<N>): Load
       : shedLevel({ classes: classes.length, maxDelayMs: o.maxEventLoopDelay, stepMs: o.step })
   const service = serviceTime()
   const metrics = createShedMetrics({ sink: o.metrics, classes })
-  const passes: PassOutcome[] = classes.map((priority) => ({ kind: 'pass', priority, waitedMs: 0 }))
+  const passes: PassOutcome[] = classes.map((priority) => ({
+    kind: 'pass',
+    headers: NO_HEADERS,
+    priority,
+    waitedMs: 0,
+  }))
   let inFlight = 0
 
   function decide(index: number, gone: () => boolean, hold: (release: () => void) => void): GateOutcome {
@@ -60,7 +82,7 @@ export function createLoadShedder<N = any>(options: LoadShedderOptions<N>): Load
     if (gone()) return { kind: 'gone', priority }
     const now = clock()
     if (level && signal) {
-      level.update(signal.delayMs(), now)
+      level.update(readDelay(signal), now)
       const wait = level.retryMs(index)
       if (wait > 0) {
         metrics?.shed(index, 'event_loop_delay')
