@@ -282,7 +282,7 @@ describe('createRateLimitHandler', () => {
     const handler = createRateLimitHandler({ store, limit: 1_000, skipFailedRequests: true })
     for (let i = 0; i < codes.length; i++) {
       const outcome = await handler.handle(req())
-      expect(outcome.allowed).toBe(true)
+      expect(outcome.kind).toBe('pass')
       handler.complete(outcome, 500)
       await new Promise((resolve) => setImmediate(resolve))
     }
