@@ -1,7 +1,7 @@
 import { fixedWindow, gcra, tokenBucket } from '@floodgate/core'
 import { describeStoreConformance, type RedisCluster, startRedisCluster } from '@floodgate/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { keySlot, RedisStore } from '../src/index.js'
+import { keySlot, RedisStore, type RedisStoreOptions } from '../src/index.js'
 import {
   CLIENT_NAMES,
   type ClientName,
@@ -18,8 +18,17 @@ const newClient = async (name: ClientName, resilience: Resilience = {}) => {
   clients.push(opened)
   return opened.client
 }
-const newStore = async (name: ClientName, resilience: Resilience = {}) =>
-  new RedisStore({ client: await newClient(name, resilience), failMode: 'closed', timeoutMs: 5000 })
+const newStore = async (
+  name: ClientName,
+  resilience: Resilience = {},
+  options: Partial<RedisStoreOptions> = {},
+) =>
+  new RedisStore({
+    client: await newClient(name, resilience),
+    failMode: 'closed',
+    timeoutMs: 5000,
+    ...options,
+  })
 
 beforeAll(async () => {
   cluster = await startRedisCluster({ masters: 3 })
@@ -37,6 +46,10 @@ describeStoreConformance('RedisStore (Redis Cluster, 3 masters, ioredis)', {
 describeStoreConformance('RedisStore (Redis Cluster, 3 masters, node-redis)', {
   create: () => newStore('node-redis'),
   sequences: 3,
+})
+describeStoreConformance('RedisStore (Redis Cluster, node-redis, batch: false)', {
+  create: () => newStore('node-redis', {}, { batch: false }),
+  sequences: 2,
 })
 describeStoreConformance('RedisStore (Redis Cluster, ioredis auto-pipelining)', {
   create: () => newStore('ioredis', { pipelining: true }),

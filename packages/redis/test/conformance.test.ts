@@ -11,6 +11,7 @@ function redisFactory(
   prefix: string,
   resilience: Resilience = {},
   narrow?: (client: Redis) => RedisStoreOptions['client'],
+  options: Partial<RedisStoreOptions> = {},
 ): StoreFactory {
   return {
     async create() {
@@ -20,6 +21,7 @@ function redisFactory(
         prefix: testPrefix(prefix),
         failMode: 'closed',
         timeoutMs: 5000,
+        ...options,
       })
       clients.set(store, opened)
       return store
@@ -47,4 +49,12 @@ describeStoreConformance('RedisStore (a narrow client without binary replies: te
     del: client.del.bind(client),
   })),
   sequences: 4,
+})
+describeStoreConformance('RedisStore (standalone Redis, ioredis, batch: false)', {
+  ...redisFactory('ioredis', 'unbatched', {}, undefined, { batch: false }),
+  sequences: 4,
+})
+describeStoreConformance('RedisStore (standalone Redis, node-redis, batch: { maxSize: 2 })', {
+  ...redisFactory('node-redis', 'small-batches', {}, undefined, { batch: { maxSize: 2 } }),
+  sequences: 3,
 })
