@@ -76,13 +76,13 @@ export interface RedisStoreOptions {
    */
   blockCache?: boolean | { maxKeys: number }
   /**
-   * Send the decisions asked for in the same tick to Redis together: one script call per Cluster slot (per
-   * `maxSize` items), each request still decided on its own (a request's policies all or none, as one; one
-   * request's refusal changes nothing of another's), on the server's clock, with exact `retryAfterMs`. The
-   * calls go out at the end of the tick, with no timer and no added wait; each request is answered as soon as
-   * its call returns. A busy server sends Redis few, larger calls (less Redis and client CPU per decision);
-   * with one request in flight nothing changes. `true` batches up to 128 items a call; `{ maxSize }` sets the
-   * bound; `false` sends every request's call alone.
+   * Send the decisions asked for in the same turn of the event loop to Redis together: one script call per
+   * Cluster slot (per `maxSize` items), each request still decided on its own (a request's policies all or
+   * none, as one; one request's refusal changes nothing of another's), on the server's clock, with exact
+   * `retryAfterMs`. The calls go out once the I/O already in hand is handled (`setImmediate`), with no timer;
+   * each request is answered as soon as its call returns. A busy server sends Redis few, larger calls (less
+   * Redis and client CPU per decision); a decision alone is sent as before. `true` batches up to 128 items a
+   * call; `{ maxSize }` sets the bound; `false` sends every request's call at once, alone.
    * @default true
    * @example { maxSize: 64 }
    */

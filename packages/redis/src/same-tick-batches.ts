@@ -24,12 +24,17 @@ export interface Waiting extends ItemGroup {
 export type Answer = (waiting: Waiting, decided: readonly RedisDecision[] | CallFailure, from: number) => void
 
 /**
- * The requests of one tick, sent to Redis together: every request added while the process runs one piece of
- * work is sent when that work is done (`process.nextTick`, after the promise callbacks of the same tick, so a
- * reply that wakes 256 waiting callers gets their 256 next decisions in one call), as one script call per Cluster
- * slot and per `maxSize` items. Nothing waits for a timer: a request alone in its tick goes out in it. Each
- * request is decided on its own (its items as one), and answered as soon as its batch's reply is read.
- * With `maxSize` 0, every request is sent at once, alone.
+ * The requests of one turn of the event loop, sent to Redis together: every request added while the process
+ * handles the I/O that is ready (the HTTP requests that arrived together, the replies that woke 256 waiting
+ * callers) is sent once that I/O has been handled (`setImmediate`), as one script call per Cluster slot and
+ * per `maxSize` items. Nothing waits for a timer or for new I/O: a request alone in its turn goes out at the
+ * end of it. Each request is decided on its own (its items as one), and answered as soon as its batch's reply
+ * is read. With `maxSize` 0, every request is sent at once, alone.
+ *
+ * Why not `process.nextTick` or `queueMicrotask`: Node runs both after each I/O callback, and an HTTP server
+ * gets each connection's request in a callback of its own, so requests from different connections never share
+ * a tick (over HTTP with 50 connections, a call carried 1.00 decisions with `process.nextTick`, 15.6 with
+ * `setImmediate`); and a microtask flushes before callers that await a few more times have asked.
  */
 export class SameTickBatches {
   private queues = new Map<number, Waiting[]>()
@@ -57,7 +62,7 @@ export class SameTickBatches {
     else this.queues.set(slot, [waiting])
     if (!this.scheduled) {
       this.scheduled = true
-      process.nextTick(this.flush)
+      setImmediate(this.flush)
     }
   }
 

@@ -28,7 +28,8 @@ import { parseReply, type RedisDecision } from './wire.js'
 /**
  * Rate-limit state in Redis, shared by every server: each algorithm is Lua, run by EVALSHA (read, decide and
  * write atomically, on the Redis server's clock unless the limiter passes a time). The decisions asked for in
- * one tick go as one script call per Cluster slot (`batch`), each decided on its own. Works on a standalone
+ * one tick (one turn of the event loop) go as one script call per Cluster slot (`batch`), each decided on its
+ * own. Works on a standalone
  * Redis and on a Redis Cluster, with ioredis or node-redis; every decision is bounded by `timeoutMs` and, when
  * Redis fails, taken by `failMode`.
  *
