@@ -18,6 +18,8 @@
 //
 //   node bench/suites/redis.mjs            the full suite (about 3 minutes)
 //   node bench/suites/redis.mjs --quick    a smoke run with tiny durations (numbers not representative)
+//   node bench/suites/redis.mjs --command-sample 1000 --busy-sample 5000
+//                                          fewer decisions counted (a machine so busy that a decision takes ms)
 
 import { createRequire } from 'node:module'
 import os from 'node:os'
@@ -47,9 +49,9 @@ const CONFIG = {
    * Commands and Redis time per decision: this many sequential decisions, 5 tries interleaving the
    * contenders, the smallest rate per command and the smallest time (a busy machine only adds to either).
    */
-  commandSample: quick ? 100 : 4000,
+  commandSample: Number(args['command-sample'] ?? (quick ? 100 : 4000)),
   /** Redis CPU per decision with 256 in flight: this many decisions, 3 tries interleaving the contenders. */
-  busySample: quick ? 1000 : 20_000,
+  busySample: Number(args['busy-sample'] ?? (quick ? 1000 : 20_000)),
   /** One ioredis option set for every contender. */
   client: { enableAutoPipelining: args.pipelining !== 'off' },
   throughput: { limit: 1e9, windowMs: 3_600_000 },
