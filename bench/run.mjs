@@ -7,7 +7,7 @@
 //   node bench/run.mjs --no-run         only rebuild RESULTS.md from bench/results/
 //   node bench/run.mjs memory --quick   pass --quick (or anything after --) to the suites
 //
-// Builds nothing: run the root `bench` script (`pnpm bench`), which builds the packages first, or build
+// Builds nothing: run the root `bench` script (`npm run bench`), which builds the packages first, or build
 // @floodgate/core yourself. Suites import the built packages, never their TypeScript sources.
 
 import { spawn } from 'node:child_process'

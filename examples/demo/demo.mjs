@@ -108,10 +108,35 @@ const RATE_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset
   console.log(`\n    ${firstRefused.body}`)
   console.log(
     '\n  Remaining never goes below 0 and seconds round up. Retry-After is when one more request passes;\n' +
-      '  RateLimit-Reset is when the whole quota is back (the default sliding window counter still weighs\n' +
-      '  the previous window for one window length after it ends).',
+      '  RateLimit-Reset is when the whole quota is back.',
   )
+  explainSlidingWindow({
+    limit: 5,
+    windowSeconds: 30,
+    retryAfter: Number(firstRefused.res.headers.get('Retry-After')),
+    reset: Number(firstRefused.res.headers.get('RateLimit-Reset')),
+  })
   await server.close()
+}
+
+/**
+ * Why a sliding window counter asks a client to wait longer than its window: its counts live in windows aligned
+ * to the clock, and a full window's requests keep weighing on the next window, less and less as it goes by.
+ */
+function explainSlidingWindow({ limit, windowSeconds, retryAfter, reset }) {
+  const windowEnds = reset - windowSeconds
+  const oneMore = windowSeconds / limit
+  console.log(
+    `\n  Why wait ${retryAfter} s, and ${reset} s for the whole quota, when the window is ${windowSeconds} s? The sliding\n` +
+      `  window counter counts in ${windowSeconds} s windows aligned to the clock; these ${limit} requests fell in the\n` +
+      `  one that ends in about ${windowEnds} s. After that they still weigh, as the previous window, by how much of\n` +
+      `  it the last ${windowSeconds} s still cover: ${limit} x (1 - t/${windowSeconds}) at t seconds into the next window.\n` +
+      `  One more request fits once that is ${limit - 1} or less, ${oneMore} s in (Retry-After: about ${windowEnds} + ${oneMore}),\n` +
+      `  and they weigh nothing after a whole window (RateLimit-Reset: about ${windowEnds} + ${windowSeconds}). So a\n` +
+      `  client that spent its quota can wait up to ${windowSeconds + oneMore} s for one request and up to ${2 * windowSeconds} s\n` +
+      '  for the whole quota. The sliding window log is exact over every rolling window, at O(limit) memory:\n' +
+      '  see docs/algorithms.md.',
+  )
 }
 
 // ─── Scene 2: layered limits ─────────────────────────────────────────────────────────────────────────────

@@ -93,8 +93,20 @@ function spawnGroup({ cwd, command, args, env }: Command): Spawned {
   return { child, output: () => output, exited, stop }
 }
 
-/** Start a server and resolve once it prints `listening on http://127.0.0.1:<port>` (within `timeoutMs`). */
-export function startServer(command: Command, { timeoutMs = 25_000 } = {}): Promise<RunningServer> {
+export interface Started {
+  /** The first match of the pattern in the output. */
+  match: RegExpExecArray
+  /** Everything the process printed so far (stdout and stderr). */
+  output(): string
+  /** SIGTERM to the whole group, then wait until every process in it has exited. */
+  stop(): Promise<void>
+}
+
+/**
+ * Start a long-running command and resolve once its output (stdout and stderr) matches `pattern`, within
+ * `timeoutMs`; reject, having stopped it, when it exits first or prints no match in time.
+ */
+export function startUntil(command: Command, pattern: RegExp, { timeoutMs = 25_000 } = {}): Promise<Started> {
   const { child, output, exited, stop } = spawnGroup(command)
   return new Promise((resolve, reject) => {
     let settled = false
@@ -104,19 +116,27 @@ export function startServer(command: Command, { timeoutMs = 25_000 } = {}): Prom
       clearTimeout(timer)
       void stop().then(() => reject(new Error(`${command.label} ${why}. Output:\n${output()}`)))
     }
-    const timer = setTimeout(() => fail(`did not print its address within ${timeoutMs / 1000} s`), timeoutMs)
+    const timer = setTimeout(() => fail(`did not print ${pattern} within ${timeoutMs / 1000} s`), timeoutMs)
     const onData = () => {
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output())
+      const match = pattern.exec(output())
       if (match && !settled) {
         settled = true
         clearTimeout(timer)
-        resolve({ url: match[1]!, output, stop })
+        resolve({ match, output, stop })
       }
     }
     child.stdout!.on('data', onData)
     child.stderr!.on('data', onData)
-    void exited.then(({ code, signal }) => fail(`exited (${signal ?? code}) before listening`))
+    void exited.then(({ code, signal }) => fail(`exited (${signal ?? code}) before printing ${pattern}`))
   })
+}
+
+/** Start a server and resolve once it prints `listening on http://127.0.0.1:<port>` (within `timeoutMs`). */
+export async function startServer(command: Command, { timeoutMs = 25_000 } = {}): Promise<RunningServer> {
+  const { match, output, stop } = await startUntil(command, /listening on (http:\/\/127\.0\.0\.1:\d+)/, {
+    timeoutMs,
+  })
+  return { url: match[1]!, output, stop }
 }
 
 /** Run a command to its end (killing its group after `timeoutMs`); its exit code and everything it printed. */

@@ -2,10 +2,13 @@
 import { describe, expect, it } from 'vitest'
 import { useExample } from '../../helpers/use-example.js'
 
-const { get, post, statuses } = useExample('express-basic')
+// One server per major, one client IP (127.0.0.1): the scenarios run in order and the 'ip' budget (30) carries across.
+describe.each([
+  { major: 'Express 5', olderMajor: false },
+  { major: 'Express 4', olderMajor: true },
+])('examples/express-basic on $major', ({ olderMajor }) => {
+  const { get, post, statuses } = useExample('express-basic', { olderMajor })
 
-// One server, one client IP (127.0.0.1): the scenarios run in order and the 'ip' budget (30) carries across.
-describe('examples/express-basic', () => {
   it('anonymous: 10 a minute (the per-user limit, keyed by IP), then 429 with draft-6 headers', async () => {
     const responses = await statuses(11, () => get('/'))
     expect(responses.map((r) => r.status)).toEqual([...Array(10).fill(200), 429])

@@ -2,10 +2,13 @@
 import { describe, expect, it } from 'vitest'
 import { useExample } from '../../helpers/use-example.js'
 
-const { get, post, statuses } = useExample('koa-basic')
+// One server per major, one client IP (127.0.0.1): the scenarios run in order and the 'ip' budget (30) carries across.
+describe.each([
+  { major: 'Koa 3', olderMajor: false },
+  { major: 'Koa 2', olderMajor: true },
+])('examples/koa-basic on $major', ({ olderMajor }) => {
+  const { get, post, statuses } = useExample('koa-basic', { olderMajor })
 
-// One server, one client IP (127.0.0.1): the scenarios run in order and the 'ip' budget (30) carries across.
-describe('examples/koa-basic', () => {
   it('anonymous: 10 a minute (the per-user limit, keyed by IP), then 429 with draft-7 headers', async () => {
     const responses = await statuses(11, () => get('/'))
     expect(responses.map((r) => r.status)).toEqual([...Array(10).fill(200), 429])

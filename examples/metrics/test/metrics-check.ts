@@ -15,7 +15,8 @@ interface Family {
 async function scrape(base: string): Promise<Map<string, Family>> {
   const res = await fetch(`${base}/metrics`)
   expect(res.status).toBe(200)
-  expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/)
+  // Prometheus's text format 0.0.4; Express 4 puts the charset it adds before the version, Express 5 after.
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain;(.*;)? ?version=0\.0\.4/)
   const families = (parsePrometheusTextFormat as (text: string) => Family[])(await res.text())
   return new Map(families.map((f) => [f.name, f]))
 }

@@ -4,9 +4,12 @@ import { describe, it } from 'vitest'
 import { useExample } from '../../helpers/use-example.js'
 import { expectMetricsExample } from './metrics-check.js'
 
-const example = useExample('metrics')
+describe.each([
+  { major: 'Express 5', olderMajor: false },
+  { major: 'Express 4', olderMajor: true },
+])('examples/metrics on $major', ({ olderMajor }) => {
+  const example = useExample('metrics', { olderMajor })
 
-describe('examples/metrics', () => {
   it('/metrics, scraped and parsed as Prometheus text, counts what was sent: allowed, limited, skipped, near the limit', async () => {
     await expectMetricsExample(example.url)
   })

@@ -3,9 +3,12 @@ import { describe, it } from 'vitest'
 import { expectUsagePlansExample } from '../../helpers/example-checks.js'
 import { useExample } from '../../helpers/use-example.js'
 
-const example = useExample('usage-plans')
+describe.each([
+  { major: 'Express 5', olderMajor: false },
+  { major: 'Express 4', olderMajor: true },
+])('examples/usage-plans on $major', ({ olderMajor }) => {
+  const example = useExample('usage-plans', { olderMajor })
 
-describe('examples/usage-plans', () => {
   it('the free plan’s burst and rate, the anonymous plan, an unknown key, the usage report and its reset', async () => {
     await expectUsagePlansExample(example.url)
   })

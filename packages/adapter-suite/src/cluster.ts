@@ -1,4 +1,4 @@
-import { type RedisCluster, startRedisCluster } from '@floodgate/testkit'
+import { type RedisCluster, startRedisCluster } from '@floodgate/test-harness'
 import { Cluster } from 'ioredis'
 import { afterAll, beforeAll } from 'vitest'
 

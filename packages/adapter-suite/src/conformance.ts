@@ -1,9 +1,10 @@
-import type { StoreFactory } from '@floodgate/testkit'
+import type { StoreFactory } from '@floodgate/test-harness'
 import { describe } from 'vitest'
 import { suiteContext } from './harness.js'
 import { clientAddresses } from './scenarios/client-addresses.js'
 import { headers } from './scenarios/headers.js'
 import { layeredLimits } from './scenarios/layered-limits.js'
+import { readingLimits } from './scenarios/reading-limits.js'
 import { refunds } from './scenarios/refunds.js'
 import { refusals } from './scenarios/refusals.js'
 import { requestOptions } from './scenarios/request-options.js'
@@ -35,6 +36,7 @@ export function describeAdapterConformance(
       refunds,
       shaping,
       storeDown,
+      readingLimits,
     ]) {
       scenarios(context)
     }

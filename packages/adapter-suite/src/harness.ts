@@ -1,5 +1,6 @@
-import type { ConsumeItem, Store } from '@floodgate/core'
-import { type StoreFactory, type VirtualClock, virtualClock } from '@floodgate/testkit'
+import { type ConsumeItem, MemoryStore, type Store } from '@floodgate/core'
+import type { StoreFactory } from '@floodgate/test-harness'
+import { type VirtualClock, virtualClock } from '@floodgate/testing'
 import { afterAll, afterEach, beforeAll } from 'vitest'
 import type { AdapterApp, AdapterAppSetup, AdapterDriver } from './types.js'
 
@@ -30,6 +31,27 @@ function watched(store: Store): WatchedStore {
     wrapper.consumeAll = (items: readonly ConsumeItem[], now?: number) => store.consumeAll!(items, now)
   return wrapper
 }
+
+/** A MemoryStore that records every key it is asked to count, in order. */
+export function recordingStore(): Store & { keys: string[] } {
+  const memory = new MemoryStore()
+  const keys: string[] = []
+  return {
+    keys,
+    consume(a, k, c, n) {
+      keys.push(k)
+      return memory.consume(a, k, c, n)
+    },
+    peek: (a, k, c, n) => memory.peek(a, k, c, n),
+    refund: (a, k, c, n) => memory.refund(a, k, c, n),
+    reset: (a, k) => memory.reset(a, k),
+    close: () => memory.close(),
+  }
+}
+
+/** The endpoint part (`GET /users/:id`) of each key that has one. */
+export const endpointsOf = (keys: readonly string[]): string[] =>
+  keys.flatMap((key) => /endpoint:([^|}]*)/.exec(key)?.[1] ?? [])
 
 /** A broken store: every call throws, rejects, or never answers. */
 export function brokenStore(how: 'throw' | 'reject' | 'hang'): Store {

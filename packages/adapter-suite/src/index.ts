@@ -1,11 +1,20 @@
 export { clusterForFile } from './cluster.js'
 export { describeAdapterConformance } from './conformance.js'
-export { drivers, expressDriver, fastifyDriver, koaDriver } from './drivers/index.js'
+export {
+  drivers,
+  express4Driver,
+  expressDriver,
+  fastifyDriver,
+  koa2Driver,
+  koaDriver,
+} from './drivers/index.js'
 export {
   brokenStore,
+  endpointsOf,
   errorLog,
   fwd,
   openApps,
+  recordingStore,
   START,
   type SuiteContext,
   statusesOf,

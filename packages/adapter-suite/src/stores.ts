@@ -1,6 +1,6 @@
 import { MemoryStore } from '@floodgate/core'
 import { RedisStore } from '@floodgate/redis'
-import { type StoreFactory, sharedRedisStoreFactory } from '@floodgate/testkit'
+import { type StoreFactory, sharedRedisStoreFactory } from '@floodgate/test-harness'
 
 /** The stores every adapter scenario runs on. */
 export const memoryStore: StoreFactory = { create: () => new MemoryStore() }

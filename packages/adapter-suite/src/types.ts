@@ -45,6 +45,11 @@ export interface AdapterAppSetup {
   noAddress?: boolean
   /** Degradation middlewares (priority queue, load shedder) before the routes. */
   degradation?: DegradationSetup
+  /**
+   * Express and Koa: put a router the adapter's route lookup cannot read before the routes (a middleware whose
+   * router throws when read), as Express 4's `app.router` did. Fastify gives the route itself: no lookup.
+   */
+  unreadableRouter?: boolean
   /** Koa: give the app-wide limiter the app's router (its `router` option), so it knows the routes. */
   routerOption?: boolean
 }
@@ -77,6 +82,9 @@ export interface AdapterApp {
 
 /** What the suite needs from an adapter: build an app, send it requests (supertest, `fastify.inject`, ...). */
 export interface AdapterDriver {
+  /** The framework, and its major where it is an older one: `express`, `express4`, `fastify`, `koa`, `koa2`. */
   name: string
+  /** The framework, whatever its major. */
+  framework: 'express' | 'fastify' | 'koa'
   createApp(setup: AdapterAppSetup): AdapterApp | Promise<AdapterApp>
 }

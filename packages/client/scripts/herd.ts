@@ -6,8 +6,8 @@
  * picture. Run by `scripts/herd-plot.mjs` (writes `docs/images/client-herd.svg`) and by the herd test.
  */
 import { createRateLimitHandler, fixedWindow } from '@floodgate/core'
-// The PRNG alone: testkit's index brings vitest along, which this script does not run under.
-import { seededRandom } from '../../testkit/src/random.js'
+// The PRNG alone: @floodgate/testing's index brings vitest along, which this script does not run under.
+import { seededRandom } from '../../testing/src/random.js'
 import type { Jitter } from '../src/backoff.js'
 import { createFetch } from '../src/fetch.js'
 

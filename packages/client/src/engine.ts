@@ -2,6 +2,7 @@ import { backoffDelay, retryDelay } from './backoff.js'
 import { readRateLimit } from './headers/index.js'
 import type { HeaderSource } from './headers/source.js'
 import type { RateLimitInfo } from './headers/types.js'
+import { callHook } from './hook.js'
 import type { ClientSettings, RetryEvent } from './options.js'
 import { createPacer, type Pacer } from './pacer.js'
 
@@ -110,11 +111,7 @@ export function createEngine(settings: ClientSettings): Engine {
         url: request.url,
         info,
       }
-      try {
-        onRetry?.(event)
-      } catch {
-        // A logging hook does not break the request.
-      }
+      callHook('onRetry', onRetry, event)
       return { retry: true, delayMs }
     },
   }

@@ -1,4 +1,11 @@
 import type { RateLimitInfo } from './headers/types.js'
+import { argument, required, requiredNumber } from './schema.js'
+
+const rateLimitInfo = required<RateLimitInfo>(
+  'what readRateLimit() answers: { retryAfterMs, policies: [...] }',
+  (v) => typeof v === 'object' && v !== null && Array.isArray((v as RateLimitInfo).policies),
+)
+const count = requiredNumber(0)
 
 /** How many origins a pacer remembers; past that it forgets the ones whose pause is over, then the oldest. */
 export const MAX_ORIGINS = 1_000
@@ -12,6 +19,8 @@ export const MAX_ORIGINS = 1_000
  * @example restAfter({ retryAfterMs: undefined, policies: [{ remaining: 0, resetMs: 30_000, ... }] }, 0) // 30000
  */
 export function restAfter(info: RateLimitInfo, paceRemaining: number): number | undefined {
+  argument('restAfter.info', info, rateLimitInfo)
+  argument('restAfter.paceRemaining', paceRemaining, count)
   if (info.policies.length === 0 && info.retryAfterMs === undefined) return undefined
   let rest = info.retryAfterMs ?? 0
   for (const { remaining, resetMs } of info.policies) {

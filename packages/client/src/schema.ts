@@ -1,12 +1,13 @@
 import { durationMs } from './duration.js'
 import { ClientConfigError } from './errors.js'
+import type { HeaderSource } from './headers/source.js'
 
 const INVALID: unique symbol = Symbol('invalid')
 type Invalid = typeof INVALID
 
-/** One option: its default (written here, once), what it accepts, and how it is read. */
+/** One option: its default (written here, once; `INVALID` when it must be given), what it accepts, and how it is read. */
 export interface Field<T> {
-  readonly fallback: () => T
+  readonly fallback: () => T | Invalid
   readonly expected: string
   readonly read: (value: unknown) => T | Invalid
 }
@@ -14,7 +15,11 @@ export interface Field<T> {
 /** The options a schema describes, once read: every one has a value. */
 export type Parsed<S> = { readonly [K in keyof S]: S[K] extends Field<infer T> ? T : never }
 
-const field = <T>(fallback: () => T, expected: string, read: (value: unknown) => T | Invalid): Field<T> => ({
+const field = <T>(
+  fallback: () => T | Invalid,
+  expected: string,
+  read: (value: unknown) => T | Invalid,
+): Field<T> => ({
   fallback,
   expected,
   read,
@@ -95,6 +100,14 @@ export const methodList = (fallback: readonly string[]): Field<readonly string[]
         : INVALID,
   )
 
+/** Anything `accept` says yes to, that must be given (an argument of a public function). */
+export const required = <T>(expected: string, accept: (v: unknown) => boolean): Field<T> =>
+  field(
+    () => INVALID,
+    expected,
+    (v) => (accept(v) ? (v as T) : INVALID),
+  )
+
 /** Anything `accept` says yes to, with `fallback` as the default. */
 export const custom = <T>(fallback: () => T, expected: string, accept: (v: unknown) => boolean): Field<T> =>
   field(fallback, expected, (v) => (accept(v) ? (v as T) : INVALID))
@@ -130,16 +143,56 @@ export function parseFields<S extends Record<string, Field<any>>>(
     }
   }
   const out: Record<string, unknown> = {}
-  for (const [key, spec] of Object.entries(schema)) {
-    const value = given[key]
-    if (value === undefined) {
-      out[key] = spec.fallback()
-      continue
-    }
-    const read = spec.read(value)
-    if (read === INVALID)
-      throw new ClientConfigError('ERR_FLOODGATE_INVALID_OPTION', name(key), value, spec.expected)
-    out[key] = read
-  }
+  for (const [key, spec] of Object.entries(schema)) out[key] = argument(name(key), given[key], spec)
   return out as Parsed<S>
 }
+
+/**
+ * Read one value against `spec`, as an option or as an argument of a public function: the value, or the
+ * default when it is `undefined`; else a {@link ClientConfigError} naming `where` (`parseRetryAfter.now`),
+ * the value and what is allowed.
+ *
+ * @example const at = argument('readRateLimit.now', now, time)
+ */
+export function argument<T>(where: string, value: unknown, spec: Field<T>): T {
+  const read = value === undefined ? spec.fallback() : spec.read(value)
+  if (read === INVALID)
+    throw new ClientConfigError('ERR_FLOODGATE_INVALID_OPTION', where, value, spec.expected)
+  return read
+}
+
+/** A number that must be given (no default): a finite number `>= min`. */
+export const requiredNumber = (min: number): Field<number> =>
+  field(
+    () => INVALID,
+    min === Number.NEGATIVE_INFINITY ? 'a finite number' : `a finite number >= ${min}`,
+    (v) => (typeof v === 'number' && Number.isFinite(v) && v >= min ? v : INVALID),
+  )
+
+/** A time in ms since the epoch: `Date.now()` when not given. */
+export const time: Field<number> = field(
+  () => Date.now(),
+  'a time in ms since the epoch (a finite number, as Date.now() gives)',
+  (v) => (typeof v === 'number' && Number.isFinite(v) ? v : INVALID),
+)
+
+/** Response headers: a `Headers` (anything with `get`) or a plain object of names. */
+export const headerSource: Field<HeaderSource> = field(
+  () => INVALID,
+  'response headers: a Headers object or a plain object of header names',
+  (v) => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as HeaderSource) : INVALID),
+)
+
+/** A string that must be given. */
+export const requiredText: Field<string> = field(
+  () => INVALID,
+  'a string',
+  (v) => (typeof v === 'string' ? v : INVALID),
+)
+
+/** One header's text: a string, or nothing (`null`, as `Headers.get` answers for a missing one). */
+export const headerText: Field<string | undefined> = field(
+  () => undefined,
+  'a header value (a string), null or undefined',
+  (v) => (typeof v === 'string' ? v : v === null ? undefined : INVALID),
+)

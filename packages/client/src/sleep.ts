@@ -21,17 +21,17 @@ export const sleep: Sleep = (ms, signal) =>
 
 /**
  * Wait with `sleep`, but give up as soon as `signal` aborts, whatever `sleep` does with the signal: the
- * promise then rejects with the signal's reason.
+ * promise then rejects with the signal's reason. A `sleep` of the app's that throws rejects the promise with
+ * what it threw; one that returns no promise waits nothing.
  */
 export function wait(sleepFor: Sleep, ms: number, signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return sleepFor(ms)
+  if (signal === undefined) return new Promise<void>((resolve) => resolve(sleepFor(ms)))
   if (signal.aborted) return Promise.reject(signal.reason)
   let onAbort: () => void = () => {}
   const aborted = new Promise<never>((_, reject) => {
     onAbort = () => reject(signal.reason)
     signal.addEventListener('abort', onAbort, { once: true })
   })
-  return Promise.race([sleepFor(ms, signal), aborted]).finally(() =>
-    signal.removeEventListener('abort', onAbort),
-  )
+  const slept = new Promise<void>((resolve) => resolve(sleepFor(ms, signal)))
+  return Promise.race([slept, aborted]).finally(() => signal.removeEventListener('abort', onAbort))
 }

@@ -1,4 +1,4 @@
-// The built package from plain Node: both entries, as ESM and as CommonJS (testkit checks the main one too).
+// The built package from plain Node: both entries, as ESM and as CommonJS (the test harness checks the main one too).
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'

@@ -1,5 +1,22 @@
+import { z } from 'zod'
 import { boundDelays, boundsDelay } from './algorithms/bounded-delay.js'
+import { isCost } from './cost.js'
+import { RateLimitConfigError } from './errors.js'
 import type { Awaitable, ConsumeItem, Decision, Store } from './types.js'
+import { algorithmSchema, parseOptions, storeSchema } from './validate.js'
+
+const argumentsSchema = z.object({
+  store: storeSchema,
+  items: z.array(
+    z.object({
+      algorithm: algorithmSchema,
+      key: z.string({ error: 'a non-empty string' }).min(1, { error: 'a non-empty string' }),
+      cost: z.custom<number>(isCost, { error: 'a finite number >= 0' }),
+    }),
+    { error: 'an array of { algorithm, key, cost }' },
+  ),
+  now: z.number({ error: 'a time in ms (a finite number), or nothing' }).finite().optional(),
+})
 
 /**
  * Decide several policies as one request: all must allow, and a refused request consumes nothing in any
@@ -10,6 +27,16 @@ import type { Awaitable, ConsumeItem, Decision, Store } from './types.js'
  * spent is given back.
  */
 export function consumeAll(store: Store, items: readonly ConsumeItem[], now?: number): Promise<Decision[]> {
+  try {
+    parseOptions(argumentsSchema, { store, items, now }, 'consumeAll')
+  } catch (error) {
+    return Promise.reject(error)
+  }
+  return consumeItems(store, items, now)
+}
+
+/** {@link consumeAll} on items already checked: Floodgate's own calls. */
+export function consumeItems(store: Store, items: readonly ConsumeItem[], now?: number): Promise<Decision[]> {
   const decided = decideAll(store, items, now)
   return boundsDelay(items) ? decided.then((ds) => boundDelays(store, items, ds, now)) : decided
 }
@@ -88,5 +115,13 @@ export function mostRestrictiveIndex(decisions: readonly Decision[]): number {
 
 /** The decision that speaks for a set of policies (see {@link mostRestrictiveIndex}). */
 export function mostRestrictive(decisions: readonly Decision[]): Decision | undefined {
+  if (!Array.isArray(decisions)) {
+    throw new RateLimitConfigError(
+      'ERR_FLOODGATE_INVALID_OPTION',
+      'mostRestrictive.decisions',
+      decisions,
+      'an array of decisions',
+    )
+  }
   return decisions[mostRestrictiveIndex(decisions)]
 }

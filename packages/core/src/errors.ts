@@ -28,8 +28,9 @@ export class RateLimitConfigError extends Error {
   readonly option: string
   readonly value: unknown
 
-  constructor(code: RateLimitErrorCode, option: string, value: unknown, expected: string) {
-    super(`Expected \`${option}\` to be ${expected}, got ${describeValue(value)}`)
+  /** `hint`, when given, is a sentence after the message: what was probably meant. */
+  constructor(code: RateLimitErrorCode, option: string, value: unknown, expected: string, hint?: string) {
+    super(`Expected \`${option}\` to be ${expected}, got ${describeValue(value)}${hint ? `. ${hint}` : ''}`)
     this.code = code
     this.option = option
     this.value = value

@@ -131,6 +131,15 @@ export function createLimiter(options: LimiterOptions): Limiter {
     return lastStoreKey
   }
   const costOf = (options: ConsumeOptions | undefined): number => {
+    if (options !== undefined && (typeof options !== 'object' || options === null)) {
+      // `consume(key, 5)` would otherwise charge 1: a cost goes in `{ cost: 5 }`.
+      throw new RateLimitConfigError(
+        'ERR_FLOODGATE_INVALID_OPTION',
+        'options',
+        options,
+        'an object of options like { cost: 5 }, or nothing',
+      )
+    }
     const cost = options?.cost === undefined ? 1 : options.cost
     if (!isCost(cost)) throw new RateLimitCostError(cost)
     return normalizeCost(cost)
@@ -154,7 +163,7 @@ export function createLimiter(options: LimiterOptions): Limiter {
     store,
     consume(key, options) {
       try {
-        const cost = options === undefined || options.cost === undefined ? 1 : costOf(options)
+        const cost = options === undefined ? 1 : costOf(options)
         const at = keyOf(key)
         const t = now()
         const decided = cost === 0 ? store.peek(algorithm, at, 0, t) : store.consume(algorithm, at, cost, t)
@@ -168,7 +177,7 @@ export function createLimiter(options: LimiterOptions): Limiter {
     },
     consumeSync(key, options) {
       if (store.synchronous !== true) throw notSynchronous('consumeSync')
-      const cost = options === undefined || options.cost === undefined ? 1 : costOf(options)
+      const cost = options === undefined ? 1 : costOf(options)
       const at = keyOf(key)
       const t = now()
       const decided = cost === 0 ? store.peek(algorithm, at, 0, t) : store.consume(algorithm, at, cost, t)

@@ -79,8 +79,8 @@ export interface ConsumeItem {
 }
 
 /**
- * Where the algorithms' state lives. A third party can write one; `@floodgate/testkit`'s conformance suite
- * tells whether it is right.
+ * Where the algorithms' state lives. A third party can write one; `testStore` from `@floodgate/testing` (the
+ * store conformance suite) tells whether it is right: see docs/testing.md.
  *
  * Keys: the limiter and the HTTP handler give a store keys of the form `scope{partition}rest`, where the
  * partition is the caller (a user, an address) encoded so it holds no brace and no lone surrogate: a store
@@ -98,6 +98,11 @@ export interface Store {
   peek(algorithm: Algorithm, key: string, cost: number, now?: number): Awaitable<Decision>
   refund(algorithm: Algorithm, key: string, cost: number, now?: number): Awaitable<void>
   reset(algorithm: Algorithm, key: string): Awaitable<void>
+  /**
+   * Forget every key this store holds, of every algorithm: each starts again with a full quota. Optional; an
+   * app's tests call it between tests (`resetLimits(store)` from `@floodgate/testing`). The store stays open.
+   */
+  clear?(): Awaitable<void>
   close(): Awaitable<void>
   /**
    * Throw a `RateLimitConfigError` when this store cannot run `algorithm` (a store that counts windows only,

@@ -1,7 +1,9 @@
 import { z } from 'zod'
-import { toMs } from './duration.js'
+import { type Duration, toMs } from './duration.js'
 import { RateLimitConfigError, type RateLimitErrorCode } from './errors.js'
+import { warnOnce } from './http/warnings.js'
 import type { Algorithm, Store } from './types.js'
+import { unknownOptionHint } from './unknown-option.js'
 
 /** What a duration option accepts, as error messages say it. */
 export const DURATION_EXPECTED = "a duration like '250ms', '10s', '1m', '1h', '1d' or a number of ms > 0"
@@ -19,6 +21,32 @@ export const duration = () =>
   z
     .custom<number | string>((v) => toMs(v) !== undefined, { error: DURATION_EXPECTED })
     .transform((v) => toMs(v) as number)
+
+/**
+ * A duration that is the period of a rate (a window, a refill interval): as {@link duration}, and a bare number
+ * under one second warns once per process that numbers are milliseconds (`window: 60` meant as a minute is
+ * 60 ms). A string such as `'500ms'` says the milliseconds are meant, and is quiet.
+ */
+export const rateDuration = () =>
+  z
+    .custom<number | string>((v) => toMs(v) !== undefined, { error: DURATION_EXPECTED })
+    .transform((v) => {
+      if (typeof v === 'number' && v < 1000) {
+        warnOnce(
+          'ERR_FLOODGATE_WINDOW_IN_MS',
+          `A window or interval of ${v} (a number) is ${v} ms: numbers are milliseconds. ` +
+            `For ${v} seconds write '${v}s' (or ${v * 1000}); for ${v} ms write '${v}ms'.`,
+        )
+      }
+      return toMs(v) as number
+    })
+
+/**
+ * A duration checked but left as given, for an option passed on to an algorithm factory that parses it (the
+ * short form's `window`), so that the factory sees what the user wrote.
+ */
+export const durationInput = () =>
+  z.custom<Duration>((v) => toMs(v) !== undefined, { error: DURATION_EXPECTED })
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let value = input
@@ -39,17 +67,22 @@ export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, whe
   }
   const result = schema.safeParse(input ?? {})
   if (result.success) return result.data
-  const issue = result.error.issues[0]!
+  // An unknown name first: it is often the cause of the other problems (`max` given, so `limit` is missing).
+  const issue = result.error.issues.find((i) => i.code === 'unrecognized_keys') ?? result.error.issues[0]!
   const path = issue.path.map(String)
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0]!
     const option = [where, ...path, key].join('.')
     const known = schemaKeys(schema, issue.path)
+    const hint = unknownOptionHint(key, known)
     throw new RateLimitConfigError(
       'ERR_FLOODGATE_UNKNOWN_OPTION',
       option,
       valueAt(input, [...issue.path, key]),
-      known.length > 0 ? `one of the known options (${known.join(', ')})` : 'a known option',
+      hint === undefined && known.length > 0
+        ? `one of the known options (${known.join(', ')})`
+        : 'a known option',
+      hint,
     )
   }
   const code: RateLimitErrorCode =

@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { CallFailure, Deadlines, type Pending, type Settled, settle } from '../src/internal.js'
+import {
+  CallFailure,
+  createStoreMetrics,
+  Deadlines,
+  type Pending,
+  type Settled,
+  settle,
+} from '../src/internal.js'
 
 const TIMEOUT = new CallFailure(new Error('timed out'), true, true)
 
@@ -118,14 +125,20 @@ describe('Deadlines', () => {
     expect(recorded).toEqual([0.12, 0.5])
   })
 
-  it('a histogram that throws fails no call: the answer still arrives', () => {
+  it("a sink's histogram that throws fails no call: the answer still arrives", () => {
     const deadlines = new Deadlines(500, () => TIMEOUT)
     const answers: Settled[] = []
-    const throwing = {
-      record: () => {
-        throw new Error('sink down')
-      },
+    const sink = {
+      counter: () => ({ add: () => {} }),
+      gauge: () => () => {},
+      histogram: () => ({
+        record: () => {
+          throw new Error('sink down')
+        },
+      }),
     }
+    const metrics = createStoreMetrics({ sink, store: 'test', operations: ['consume'] })
+    const throwing = metrics!.histogramOf('consume')!
     settle(
       deadlines.start((settled) => answers.push(settled), throwing),
       'reply',

@@ -140,3 +140,58 @@ describe('step: the pure form', () => {
     expect(step(algorithm, second.state, 0).decision).toMatchObject({ allowed: false, retryAfterMs: 1000 })
   })
 })
+
+// Regression: public functions took wrong arguments silently. `limiter.consume('k', 5)` (a cost where the
+// options object belongs) charged 1; `consumeAll` took any items (a negative cost, an empty key) to the store;
+// `mostRestrictive` of something not an array answered undefined. Each now fails at the call, naming what was
+// expected, as an invalid option does.
+describe('arguments are checked at the call', () => {
+  const algorithm = fixedWindow({ limit: 10, window: '1m' })
+
+  it("limiter methods refuse options that are not an object: consume('k', 5) does not charge 1", async () => {
+    const store = new MemoryStore()
+    const limiter = createLimiter({ algorithm, store })
+    const invalid = expect.objectContaining({
+      code: 'ERR_FLOODGATE_INVALID_OPTION',
+      option: 'options',
+      value: 5,
+    })
+    await expect(limiter.consume('k', 5 as never)).rejects.toThrow(invalid)
+    expect(() => limiter.consumeSync('k', 5 as never)).toThrow(invalid)
+    await expect(limiter.peek('k', 5 as never)).rejects.toThrow(invalid)
+    await expect(limiter.refund('k', 5 as never)).rejects.toThrow(/an object of options like \{ cost: 5 \}/)
+    expect(() => limiter.consumeSync('k', null as never)).toThrow(
+      expect.objectContaining({ option: 'options' }),
+    )
+    // Nothing was spent by the refused calls.
+    expect((await limiter.consume('k', { cost: 1 })).remaining).toBe(9)
+  })
+
+  it('consumeAll checks its store, items and time', async () => {
+    const store = new MemoryStore()
+    const item = { algorithm, key: 'k', cost: 1 }
+    const refused = (option: string) =>
+      expect.objectContaining({ code: 'ERR_FLOODGATE_INVALID_OPTION', option })
+    await expect(consumeAll(store, [{ ...item, cost: -1 }])).rejects.toThrow(
+      refused('consumeAll.items.0.cost'),
+    )
+    await expect(consumeAll(store, [item, { ...item, key: '' }])).rejects.toThrow(
+      refused('consumeAll.items.1.key'),
+    )
+    await expect(consumeAll(store, [{ ...item, algorithm: {} as never }])).rejects.toThrow(
+      refused('consumeAll.items.0.algorithm'),
+    )
+    await expect(consumeAll(store, item as never)).rejects.toThrow(refused('consumeAll.items'))
+    await expect(consumeAll({} as never, [item])).rejects.toThrow(refused('consumeAll.store'))
+    await expect(consumeAll(store, [item], Number.NaN)).rejects.toThrow(refused('consumeAll.now'))
+    // Nothing reached the store, and a good call goes through.
+    expect((await consumeAll(store, [item]))[0]!.remaining).toBe(9)
+  })
+
+  it('mostRestrictive refuses what is not an array of decisions', () => {
+    expect(() => mostRestrictive({ allowed: true } as never)).toThrow(
+      expect.objectContaining({ code: 'ERR_FLOODGATE_INVALID_OPTION', option: 'mostRestrictive.decisions' }),
+    )
+    expect(mostRestrictive([])).toBeUndefined()
+  })
+})

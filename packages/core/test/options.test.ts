@@ -115,9 +115,9 @@ describe('invalid options fail at creation, naming the option, the value and wha
   })
 
   it('unknown option names, with the known ones listed', () => {
-    const error = configError(() => fixedWindow({ limit: 1, window: '1s', windowMs: 1000 } as never))
+    const error = configError(() => fixedWindow({ limit: 1, window: '1s', frobnicate: 1000 } as never))
     expect(error.code).toBe('ERR_FLOODGATE_UNKNOWN_OPTION')
-    expect(error.option).toBe('fixedWindow.windowMs')
+    expect(error.option).toBe('fixedWindow.frobnicate')
     expect(error.message).toContain('limit, window')
   })
 

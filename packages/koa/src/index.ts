@@ -17,9 +17,11 @@ export { type KoaPriorityQueueOptions, priorityQueue } from './priority-queue.js
 /** The options of the Koa middleware: every core option (functions get Koa's `ctx`), and `router`. */
 export interface KoaRateLimitOptions extends RateLimitOptions<Context> {
   /**
-   * Your `@koa/router` router(s), for an `'endpoint'` key on a limiter used before routing (`app.use`): the
-   * route a request will reach is found from them. Inside a router the route is known without it.
-   * @default none
+   * The router(s) an `'endpoint'` key on a limiter used before routing (`app.use`) finds the route from. Without
+   * it, the app's own `@koa/router` middlewares (`app.use(router.routes())`, before or after the limiter) are
+   * found by themselves: give it for a router whose middleware Koa's app does not hold (mounted in a sub-app,
+   * say), or any router with `@koa/router`'s `match(path, method)`. Inside a router the route is known without it.
+   * @default the app's @koa/router middlewares
    * @example router
    */
   router?: MatchingRouter | readonly MatchingRouter[]
@@ -93,7 +95,7 @@ function routersOf(router: KoaRateLimitOptions['router']): readonly MatchingRout
 /**
  * Rate limiting middleware for Koa: on the app, or on a `@koa/router` route or router. The client address is
  * Koa's `ctx.ip`, so `app.proxy` (and `app.maxIpsCount`) decide it. An `'endpoint'` key is the route pattern
- * from `@koa/router`: inside a router it is known; on the app, pass your router as the `router` option.
+ * from `@koa/router`: inside a router it is known; on the app, it is found from the app's router middlewares.
  *
  * @example app.use(rateLimit({ limit: 100, window: '1m' }))
  * @example router.post('/login', rateLimit({ limit: 5, window: '15m' }), login)

@@ -2,7 +2,8 @@
 // virtual timers (no sleeps): queue depth (read when collected), wait times, refusals; requests shed by class
 // and cause.
 import { createLoadShedder, createPriorityQueue, type GateOutcome, type RequestInfo } from '@floodgate/core'
-import { recordingSink, virtualClock, virtualTimers } from '@floodgate/testkit'
+import { recordingSink } from '@floodgate/test-harness'
+import { virtualClock, virtualTimers } from '@floodgate/testing'
 import { describe, expect, it } from 'vitest'
 
 type Req = { plan?: string }

@@ -10,7 +10,7 @@ import {
   type Store,
 } from '@floodgate/core'
 import { requestOutcome } from '@floodgate/core/internal'
-import { recordingSink } from '@floodgate/testkit'
+import { recordingSink } from '@floodgate/test-harness'
 import { describe, expect, it } from 'vitest'
 
 const START = Date.UTC(2026, 0, 1, 12)

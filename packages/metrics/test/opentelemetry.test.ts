@@ -3,7 +3,7 @@
 // histogram boundaries from the catalog, gauges as up-down counters, one set of instruments per meter.
 import { createPriorityQueue, createRateLimitHandler, METRICS, RateLimitConfigError } from '@floodgate/core'
 import { histogramProducer, openTelemetry } from '@floodgate/metrics/opentelemetry'
-import { requestInfo } from '@floodgate/testkit'
+import { requestInfo } from '@floodgate/test-harness'
 import type { Meter } from '@opentelemetry/api'
 import {
   AggregationTemporality,

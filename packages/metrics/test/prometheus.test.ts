@@ -4,7 +4,7 @@
 
 import { createLoadShedder, createRateLimitHandler, METRICS, RateLimitConfigError } from '@floodgate/core'
 import { prometheus } from '@floodgate/metrics/prometheus'
-import { requestInfo } from '@floodgate/testkit'
+import { requestInfo } from '@floodgate/test-harness'
 import { AggregatorRegistry, Counter, Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
 import { timedCalls } from './timed-calls.js'

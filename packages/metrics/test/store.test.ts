@@ -2,7 +2,7 @@
 // errors by kind, fail-mode activations, block-cache hits, the circuit's state read when collected.
 import { fixedWindow, MemoryStore } from '@floodgate/core'
 import { CallFailure, createStoreMetrics, failModeDecisions } from '@floodgate/core/internal'
-import { recordingSink } from '@floodgate/testkit'
+import { recordingSink } from '@floodgate/test-harness'
 import { describe, expect, it } from 'vitest'
 
 const store = 'redis'

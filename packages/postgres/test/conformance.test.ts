@@ -1,11 +1,13 @@
-import { describeStoreConformance, type StoreFactory } from '@floodgate/testkit'
+import { type StoreUnderTest, testStore } from '@floodgate/testing'
 import { PostgresStore, type PostgresStoreOptions } from '../src/index.js'
 import { type TestSchema, testSchema } from './helpers/database.js'
 
 const schemas = new Map<PostgresStore, TestSchema>()
 
 /** A PostgresStore on a schema of its own (dropped afterwards), deciding with the time the suite passes. */
-function postgresFactory(options: { unlogged?: boolean } & Partial<PostgresStoreOptions> = {}): StoreFactory {
+function postgresStore(
+  options: { unlogged?: boolean } & Partial<PostgresStoreOptions> = {},
+): Pick<StoreUnderTest<PostgresStore>, 'create' | 'destroy'> {
   const { unlogged, ...storeOptions } = options
   return {
     async create() {
@@ -22,13 +24,19 @@ function postgresFactory(options: { unlogged?: boolean } & Partial<PostgresStore
     },
     async destroy(store) {
       await store.close()
-      await schemas.get(store as PostgresStore)?.drop()
+      await schemas.get(store)?.drop()
     },
   }
 }
 
-describeStoreConformance('PostgresStore', postgresFactory())
-describeStoreConformance('PostgresStore (unlogged table, durable commits, sweeping after every decision)', {
-  ...postgresFactory({ unlogged: true, synchronousCommit: true, sweep: { every: 1, batch: 10 } }),
+testStore({ name: 'PostgresStore', ...postgresStore() })
+testStore({
+  name: 'PostgresStore (unlogged table, durable commits, sweeping after every decision)',
+  ...postgresStore({ unlogged: true, synchronousCommit: true, sweep: { every: 1, batch: 10 } }),
   sequences: 4,
+})
+testStore({
+  name: "PostgresStore on the database's clock (calls without a time)",
+  ...postgresStore(),
+  time: 'own',
 })

@@ -1,5 +1,5 @@
 import { slidingWindowCounter } from '@floodgate/core'
-import { exactnessCases, type Fleet, fireAtOnce, forkFixture } from '@floodgate/testkit'
+import { exactnessCases, type Fleet, fireAtOnce, forkFixture } from '@floodgate/test-harness'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PostgresStore } from '../src/index.js'
 import type { FireOrder } from './fixtures/fire.js'

@@ -7,7 +7,7 @@ import {
   failureLoad,
   until,
   watchUnhandled,
-} from '@floodgate/testkit'
+} from '@floodgate/test-harness'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type FailMode, migrate, PostgresStore } from '../src/index.js'

@@ -1,5 +1,5 @@
 import { fixedWindow } from '@floodgate/core'
-import { recordingSink } from '@floodgate/testkit'
+import { recordingSink } from '@floodgate/test-harness'
 import { describe, expect, it } from 'vitest'
 import { PostgresStore } from '../src/index.js'
 import { schemaForTests, testSchema } from './helpers/database.js'

@@ -1,5 +1,5 @@
 import { fixedWindow } from '@floodgate/core'
-import { algorithmCases } from '@floodgate/testkit'
+import { algorithmCases } from '@floodgate/testing'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { type PostgresDecision, PostgresStore } from '../src/index.js'

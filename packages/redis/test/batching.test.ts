@@ -7,7 +7,7 @@ import {
   slidingWindowCounter,
   tokenBucket,
 } from '@floodgate/core'
-import { type RedisServer, recordingSink, startRedis } from '@floodgate/testkit'
+import { type RedisServer, recordingSink, startRedis } from '@floodgate/test-harness'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type RedisDecision, RedisStore, type RedisStoreOptions } from '../src/index.js'
 import {

@@ -1,5 +1,5 @@
 import { fixedWindow, gcra, slidingWindowCounter, tokenBucket } from '@floodgate/core'
-import { seededRandom } from '@floodgate/testkit'
+import { seededRandom } from '@floodgate/testing'
 import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BlockCache, type RedisClient, RedisStore } from '../src/index.js'

@@ -1,5 +1,5 @@
 import { fixedWindow } from '@floodgate/core'
-import { requireSharedRedis } from '@floodgate/testkit'
+import { requireSharedRedis } from '@floodgate/test-harness'
 import { Cluster, Redis } from 'ioredis'
 import { ClientOfflineError, createClient, createCluster, ErrorReply, RESP_TYPES, SimpleError } from 'redis'
 import { describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 import { type Algorithm, fixedWindow, slidingWindowCounter, tokenBucket } from '@floodgate/core'
-import { type RedisCluster, recordingSink, startRedisCluster } from '@floodgate/testkit'
+import { type RedisCluster, recordingSink, startRedisCluster } from '@floodgate/test-harness'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keySlot, type RedisDecision, RedisStore } from '../src/index.js'

@@ -4,7 +4,7 @@ import {
   startRedisCluster,
   until,
   watchUnhandled,
-} from '@floodgate/testkit'
+} from '@floodgate/test-harness'
 import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { RedisClient } from '../src/index.js'

@@ -1,5 +1,6 @@
 import { fixedWindow, gcra, tokenBucket } from '@floodgate/core'
-import { describeStoreConformance, type RedisCluster, startRedisCluster } from '@floodgate/testkit'
+import { type RedisCluster, startRedisCluster } from '@floodgate/test-harness'
+import { testStore } from '@floodgate/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keySlot, RedisStore, type RedisStoreOptions } from '../src/index.js'
 import {
@@ -39,19 +40,23 @@ afterAll(async () => {
   await cluster?.stop()
 })
 
-describeStoreConformance('RedisStore (Redis Cluster, 3 masters, ioredis)', {
+testStore({
+  name: 'RedisStore (Redis Cluster, 3 masters, ioredis)',
   create: () => newStore('ioredis'),
   sequences: 6,
 })
-describeStoreConformance('RedisStore (Redis Cluster, 3 masters, node-redis)', {
+testStore({
+  name: 'RedisStore (Redis Cluster, 3 masters, node-redis)',
   create: () => newStore('node-redis'),
   sequences: 3,
 })
-describeStoreConformance('RedisStore (Redis Cluster, node-redis, batch: false)', {
+testStore({
+  name: 'RedisStore (Redis Cluster, node-redis, batch: false)',
   create: () => newStore('node-redis', {}, { batch: false }),
   sequences: 2,
 })
-describeStoreConformance('RedisStore (Redis Cluster, ioredis auto-pipelining)', {
+testStore({
+  name: 'RedisStore (Redis Cluster, ioredis auto-pipelining)',
   create: () => newStore('ioredis', { pipelining: true }),
   sequences: 2,
 })

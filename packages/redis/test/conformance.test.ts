@@ -1,4 +1,4 @@
-import { describeStoreConformance, type StoreFactory } from '@floodgate/testkit'
+import { type StoreUnderTest, testStore } from '@floodgate/testing'
 import type { Redis } from 'ioredis'
 import { RedisStore, type RedisStoreOptions } from '../src/index.js'
 import { type ClientName, type Resilience, sharedTestClient, type TestClient, testPrefix } from './helpers.js'
@@ -6,13 +6,13 @@ import { type ClientName, type Resilience, sharedTestClient, type TestClient, te
 const clients = new Map<RedisStore, TestClient>()
 
 /** A RedisStore on its own client and prefix; the conformance run closes both. */
-function redisFactory(
+function redisStore(
   name: ClientName,
   prefix: string,
   resilience: Resilience = {},
   narrow?: (client: Redis) => RedisStoreOptions['client'],
   options: Partial<RedisStoreOptions> = {},
-): StoreFactory {
+): Pick<StoreUnderTest<RedisStore>, 'create' | 'destroy'> {
   return {
     async create() {
       const opened = await sharedTestClient(name, resilience)
@@ -28,33 +28,43 @@ function redisFactory(
     },
     async destroy(store) {
       await store.close()
-      await clients.get(store as RedisStore)?.close()
+      await clients.get(store)?.close()
     },
   }
 }
 
-describeStoreConformance('RedisStore (standalone Redis, ioredis)', redisFactory('ioredis', 'conformance'))
-describeStoreConformance('RedisStore (standalone Redis, node-redis)', {
-  ...redisFactory('node-redis', 'conformance-node-redis'),
+testStore({ name: 'RedisStore (standalone Redis, ioredis)', ...redisStore('ioredis', 'conformance') })
+testStore({
+  name: 'RedisStore (standalone Redis, node-redis)',
+  ...redisStore('node-redis', 'conformance-node-redis'),
   sequences: 6,
 })
-describeStoreConformance('RedisStore (standalone Redis, ioredis auto-pipelining)', {
-  ...redisFactory('ioredis', 'pipelined', { pipelining: true }),
+testStore({
+  name: 'RedisStore (standalone Redis, ioredis auto-pipelining)',
+  ...redisStore('ioredis', 'pipelined', { pipelining: true }),
   sequences: 4,
 })
-describeStoreConformance('RedisStore (a narrow client without binary replies: text replies)', {
-  ...redisFactory('ioredis', 'text', {}, (client) => ({
+testStore({
+  name: 'RedisStore (a narrow client without binary replies: text replies)',
+  ...redisStore('ioredis', 'text', {}, (client) => ({
     evalsha: client.evalsha.bind(client),
     eval: client.eval.bind(client),
     del: client.del.bind(client),
   })),
   sequences: 4,
 })
-describeStoreConformance('RedisStore (standalone Redis, ioredis, batch: false)', {
-  ...redisFactory('ioredis', 'unbatched', {}, undefined, { batch: false }),
+testStore({
+  name: 'RedisStore (standalone Redis, ioredis, batch: false)',
+  ...redisStore('ioredis', 'unbatched', {}, undefined, { batch: false }),
   sequences: 4,
 })
-describeStoreConformance('RedisStore (standalone Redis, node-redis, batch: { maxSize: 2 })', {
-  ...redisFactory('node-redis', 'small-batches', {}, undefined, { batch: { maxSize: 2 } }),
+testStore({
+  name: 'RedisStore (standalone Redis, node-redis, batch: { maxSize: 2 })',
+  ...redisStore('node-redis', 'small-batches', {}, undefined, { batch: { maxSize: 2 } }),
   sequences: 3,
+})
+testStore({
+  name: "RedisStore on the Redis server's clock (calls without a time)",
+  ...redisStore('ioredis', 'server-time'),
+  time: 'own',
 })

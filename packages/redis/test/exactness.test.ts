@@ -6,7 +6,7 @@ import {
   type RedisCluster,
   requireSharedRedis,
   startRedisCluster,
-} from '@floodgate/testkit'
+} from '@floodgate/test-harness'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisStore } from '../src/index.js'

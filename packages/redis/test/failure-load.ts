@@ -4,11 +4,11 @@ import {
   expectBoundedAndHonoured as expectBounded,
   type FailureLoad,
   failureLoad,
-} from '@floodgate/testkit'
+} from '@floodgate/test-harness'
 import type { FailMode, RedisClient } from '../src/index.js'
 import { RedisStore } from '../src/index.js'
 
-// The failure tests' load (testkit's failureLoad) on RedisStores: the stores of every fail mode and the
+// The failure tests' load (the test harness's failureLoad) on RedisStores: the stores of every fail mode and the
 // checks, with this package's time bound.
 export const TIMEOUT_MS = 300
 export const SLACK_MS = 500
@@ -19,7 +19,7 @@ export function load(stores: Map<FailMode, RedisStore>, inFlight = 8): FailureLo
   return failureLoad({ stores, backend: 'redis', algorithm, inFlight })
 }
 
-/** testkit's checks, bounded by `timeoutMs` plus scheduling slack. */
+/** the test harness's checks, bounded by `timeoutMs` plus scheduling slack. */
 export function expectBoundedAndHonoured(run: FailureLoad, unhandled: unknown[]): void {
   expectBounded(run, { unhandled, boundMs: TIMEOUT_MS + SLACK_MS, backend: 'redis' })
 }

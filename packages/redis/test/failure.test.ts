@@ -6,7 +6,7 @@ import {
   type RedisServer,
   startRedis,
   watchUnhandled,
-} from '@floodgate/testkit'
+} from '@floodgate/test-harness'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type RedisClient, RedisStore } from '../src/index.js'
 import { algorithm, expectBoundedAndHonoured, load, stores, TIMEOUT_MS } from './failure-load.js'

@@ -1,4 +1,4 @@
-import { requireSharedRedis } from '@floodgate/testkit'
+import { requireSharedRedis } from '@floodgate/test-harness'
 import { Redis, type RedisOptions } from 'ioredis'
 import { afterAll, beforeAll } from 'vitest'
 import { type ClientName, openClient, type Resilience, type TestClient } from './open-client.js'

@@ -1,5 +1,5 @@
 import { fixedWindow } from '@floodgate/core'
-import { type RedisServer, recordingSink, startRedis } from '@floodgate/testkit'
+import { type RedisServer, recordingSink, startRedis } from '@floodgate/test-harness'
 import { afterEach, describe, expect, it } from 'vitest'
 import { RedisStore, SyncedStore } from '../src/index.js'
 import { openClient, type TestClient } from './open-client.js'

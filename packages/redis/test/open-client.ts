@@ -2,7 +2,7 @@ import { Cluster, Redis, type RedisOptions } from 'ioredis'
 import { createClient, createCluster } from 'redis'
 import type { RedisClient } from '../src/index.js'
 
-// Test clients of both libraries the store takes, opened the same way (no testkit here: the exactness
+// Test clients of both libraries the store takes, opened the same way (no test harness here: the exactness
 // fixture bundles this file into a child process).
 
 /** The two clients the store takes. */

@@ -1,6 +1,6 @@
 // The Redis queue on a real 3-master Redis Cluster: every key of a queue under one hash tag, so the scripts
 // and BLMPOP (several keys each) run on one slot; capacity, drain order and status as on one Redis.
-import { type RedisCluster, startRedisCluster } from '@floodgate/testkit'
+import { type RedisCluster, startRedisCluster } from '@floodgate/test-harness'
 import { Cluster } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRedisQueue, keySlot, type QueueWorker } from '../src/index.js'

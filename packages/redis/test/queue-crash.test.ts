@@ -1,7 +1,7 @@
 // A worker killed mid-job (SIGKILL, a forked process): the job is not lost. Its lease runs out, the reaper
 // puts it back at the front of its lane, and another worker finishes it (at-least-once).
 import { type ChildProcess, fork } from 'node:child_process'
-import { type RedisServer, startRedis } from '@floodgate/testkit'
+import { type RedisServer, startRedis } from '@floodgate/test-harness'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRedisQueue } from '../src/index.js'

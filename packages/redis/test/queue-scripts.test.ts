@@ -1,5 +1,5 @@
 // Every Redis queue script's SHA1 is the one SCRIPT LOAD answers, so EVALSHA finds it.
-import { type RedisServer, startRedis } from '@floodgate/testkit'
+import { type RedisServer, startRedis } from '@floodgate/test-harness'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { QUEUE_SCRIPTS } from '../src/index.js'

@@ -7,7 +7,7 @@ import {
   slidingWindowLog,
   tokenBucket,
 } from '@floodgate/core'
-import { type RedisServer, startRedis } from '@floodgate/testkit'
+import { type RedisServer, startRedis } from '@floodgate/test-harness'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ALL_SCRIPTS, type RedisClient, RedisStore, replyCode } from '../src/index.js'

@@ -1,5 +1,6 @@
 import { fixedWindow, slidingWindowCounter } from '@floodgate/core'
-import { type RedisCluster, startRedisCluster, virtualClock } from '@floodgate/testkit'
+import { type RedisCluster, startRedisCluster } from '@floodgate/test-harness'
+import { virtualClock } from '@floodgate/testing'
 import { Cluster, type Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keySlot, RedisStore, SyncedStore } from '../src/index.js'

@@ -6,7 +6,7 @@ import {
   type RedisServer,
   startRedis,
   startRedisCluster,
-} from '@floodgate/testkit'
+} from '@floodgate/test-harness'
 import { Cluster, Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keySlot, overshootBound, RedisStore, SyncedStore } from '../src/index.js'

@@ -1,4 +1,4 @@
-import { type Fleet, type RedisCluster, requireSharedRedis, startRedisCluster } from '@floodgate/testkit'
+import { type Fleet, type RedisCluster, requireSharedRedis, startRedisCluster } from '@floodgate/test-harness'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { overshootBound } from '../src/index.js'

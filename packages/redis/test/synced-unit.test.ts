@@ -9,14 +9,14 @@ import {
   slidingWindowLog,
   tokenBucket,
 } from '@floodgate/core'
+import { freePort } from '@floodgate/test-harness'
 import {
   agreeOnRandomOperation,
   algorithmCases,
-  freePort,
   referenceModel,
   seededRandom,
   virtualClock,
-} from '@floodgate/testkit'
+} from '@floodgate/testing'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {

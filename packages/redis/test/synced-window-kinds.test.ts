@@ -1,5 +1,5 @@
 import { fixedWindow, slidingWindowCounter } from '@floodgate/core'
-import { seededRandom } from '@floodgate/testkit'
+import { seededRandom } from '@floodgate/testing'
 import { describe, expect, it } from 'vitest'
 import { windowKindOf } from '../src/synced/window-kinds.js'
 

@@ -8,7 +8,7 @@ import {
   slidingWindowCounter,
   tokenBucket,
 } from '@floodgate/core'
-import { type VirtualClock, virtualClock } from '@floodgate/testkit'
+import { type VirtualClock, virtualClock } from '@floodgate/testing'
 import { describe, expect, it } from 'vitest'
 import { answerer, createSession } from '../src/index.js'
 

@@ -1,6 +1,6 @@
 // Each state decoder against the algorithm's own peek: if core changes a state layout, these fail.
 import { EPSILON } from '@floodgate/core/internal'
-import { algorithmCases } from '@floodgate/testkit'
+import { algorithmCases } from '@floodgate/testing'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { readState, stateReader } from '../src/index.js'

@@ -104,9 +104,23 @@ describe('the playground, in chromium', { timeout: 60_000 }, () => {
     await open()
     expect(await page.$$eval('#compare-charts svg', (svgs) => svgs.length)).toBe(2)
     // the defaults: fixed window against sliding log, 10 at 0.9 s and 10 at 1.1 s, limit 10 a second
-    expect(await page.textContent('#compare-verdict')).toContain('Only A admitted 10; only B admitted 0.')
+    expect(await page.textContent('#compare-verdict')).toContain(
+      'A admitted 20, B admitted 10. They decided 10 requests differently: 10 requests admitted by A and refused by B, 0 requests admitted by B and refused by A.',
+    )
     await page.selectOption('#b-algorithm', 'sliding-window-counter')
-    expect(await page.textContent('#compare-verdict')).toContain('Only A admitted 9; only B admitted 0.')
+    expect(await page.textContent('#compare-verdict')).toContain(
+      'A admitted 20, B admitted 11. They decided 9 requests differently: 9 requests admitted by A and refused by B, 0 requests admitted by B and refused by A.',
+    )
+    // steady traffic above the limit: each admits some that the other refuses, and the summary says which way
+    await page.selectOption('#traffic-pattern', 'steady')
+    expect(await page.textContent('#compare-verdict')).toContain(
+      '45 requests (steady 15 per 1s). A admitted 30, B admitted 28. They decided 14 requests differently: 8 requests admitted by A and refused by B, 6 requests admitted by B and refused by A.',
+    )
+    // the same algorithm on both sides decides every request alike, and the summary says so
+    await page.selectOption('#b-algorithm', 'fixed-window')
+    expect(await page.textContent('#compare-verdict')).toContain(
+      'A and B admitted the same 30 requests and refused the same 15.',
+    )
     await page.close()
   })
 })

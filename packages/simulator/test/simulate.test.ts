@@ -5,7 +5,7 @@ import {
   slidingWindowLog,
   tokenBucket,
 } from '@floodgate/core'
-import { algorithmCases } from '@floodgate/testkit'
+import { algorithmCases } from '@floodgate/testing'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {

@@ -5,6 +5,7 @@ import type { AdapterApp, AdapterAppSetup, AdapterDriver } from '../types.js'
 /** Builds Fastify apps for the adapter conformance suite; requests go through `fastify.inject`. */
 export const fastifyDriver: AdapterDriver = {
   name: 'fastify',
+  framework: 'fastify',
   async createApp(setup: AdapterAppSetup): Promise<AdapterApp> {
     const trustProxy = setup.trustProxy === 'loopback' ? '127.0.0.1' : (setup.trustProxy ?? false)
     const app = Fastify({ trustProxy })
@@ -29,6 +30,7 @@ export const fastifyDriver: AdapterDriver = {
       })
     }
     await app.ready()
+    let listening: Promise<string> | undefined
     return {
       async request({ method = 'GET', path, headers = {} }) {
         const res = await app.inject({
@@ -44,7 +46,10 @@ export const fastifyDriver: AdapterDriver = {
           body: type.includes('json') ? res.json() : res.body,
         }
       },
-      listen: () => app.listen({ port: 0, host: '127.0.0.1' }),
+      listen: () => {
+        listening ??= app.listen({ port: 0, host: '127.0.0.1' })
+        return listening
+      },
       close: () => app.close(),
       gates: {
         priorityQueue: degradation?.priorityQueue ? app.priorityQueue : undefined,

@@ -1,8 +1,11 @@
-import { expressDriver } from './express.js'
+import { express4Driver, expressDriver } from './express.js'
 import { fastifyDriver } from './fastify.js'
-import { koaDriver } from './koa.js'
+import { koa2Driver, koaDriver } from './koa.js'
 
-export { expressDriver, fastifyDriver, koaDriver }
+export { express4Driver, expressDriver, fastifyDriver, koa2Driver, koaDriver }
 
-/** The three adapters' drivers: every conformance scenario and regression runs against each. */
-export const drivers = [expressDriver, fastifyDriver, koaDriver]
+/**
+ * A driver for each supported framework major: Express 5 and 4, Fastify 5, Koa 3 and 2. Every conformance
+ * scenario and regression runs against each.
+ */
+export const drivers = [expressDriver, express4Driver, fastifyDriver, koaDriver, koa2Driver]

@@ -1,7 +1,7 @@
 // priorityQueue in Express, Fastify and Koa over real HTTP: premium first, 429 when full, 503 after maxWait
 // (virtual timers), and a client that disconnects while queued leaves at once and is never served.
 
-import { virtualClock, virtualTimers } from '@floodgate/testkit'
+import { virtualClock, virtualTimers } from '@floodgate/testing'
 import { describe, expect, it } from 'vitest'
 import { drivers } from '../../src/drivers/index.js'
 import type { AppGates } from '../../src/types.js'

@@ -2,7 +2,7 @@
 // untouched, so the limiter, the load shedder and the priority queue report the same counts on every
 // framework, checked against the requests sent (a recording sink keeps them).
 import { fixedWindow } from '@floodgate/core'
-import { recordingSink } from '@floodgate/testkit'
+import { recordingSink } from '@floodgate/test-harness'
 import { describe, expect, it } from 'vitest'
 import { drivers } from '../../src/drivers/index.js'
 import { openApps, statusesOf } from '../../src/harness.js'

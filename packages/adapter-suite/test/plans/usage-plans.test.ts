@@ -4,7 +4,7 @@
 // state on one Cluster slot, decided by one script.
 import { fixedWindow, MemoryStore, type Store, tokenBucket } from '@floodgate/core'
 import { keySlot, RedisStore } from '@floodgate/redis'
-import { virtualClock } from '@floodgate/testkit'
+import { virtualClock } from '@floodgate/testing'
 import { describe, expect, it } from 'vitest'
 import { clusterForFile, drivers, openApps, redisStore, START } from '../../src/index.js'
 

@@ -2,7 +2,7 @@
 // rejected (a forged session id) was an unhandled rejection that exited the process; onError never heard of
 // it. Both are awaited now: an answer keys the request, a rejection counts it by its address.
 import { MemoryStore } from '@floodgate/core'
-import { watchUnhandled } from '@floodgate/testkit'
+import { watchUnhandled } from '@floodgate/test-harness'
 import { describe, expect, it } from 'vitest'
 import { drivers, errorLog, fwd, openApps, statusesOf } from '../../src/index.js'
 

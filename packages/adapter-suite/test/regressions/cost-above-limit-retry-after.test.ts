@@ -2,7 +2,7 @@
 // `Retry-After: 1`, so a polite client waited and retried for ever. It is now answered 413
 // `cost_exceeds_limit`, with no Retry-After, for every algorithm; it spends nothing.
 import { MemoryStore } from '@floodgate/core'
-import { everyAlgorithm } from '@floodgate/testkit'
+import { everyAlgorithm } from '@floodgate/test-harness'
 import { describe, expect, it } from 'vitest'
 import { drivers, openApps } from '../../src/index.js'
 

@@ -2,7 +2,7 @@
 // of NaN, threw inside the adapter's promise chain: the process exited (code 1) and the client got nothing.
 // Every adapter now answers 500, calls onError, and keeps serving.
 import { fixedWindow, MemoryStore, type Outcome } from '@floodgate/core'
-import { watchUnhandled } from '@floodgate/testkit'
+import { watchUnhandled } from '@floodgate/test-harness'
 import { describe, expect, it } from 'vitest'
 import { drivers, errorLog, openApps } from '../../src/index.js'
 

@@ -3,7 +3,8 @@
 // be earlier than the reset. On a refusal, the refused policy's reset is now its Retry-After, for every
 // algorithm and every header mode.
 import { MemoryStore } from '@floodgate/core'
-import { everyAlgorithm, virtualClock } from '@floodgate/testkit'
+import { everyAlgorithm } from '@floodgate/test-harness'
+import { virtualClock } from '@floodgate/testing'
 import { describe, expect, it } from 'vitest'
 import { drivers, openApps, START } from '../../src/index.js'
 

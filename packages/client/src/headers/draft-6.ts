@@ -1,3 +1,5 @@
+import { argument, headerSource, time } from '../schema.js'
+import { deltaMs } from './numbers.js'
 import { quotaPolicyWindowMs } from './quota-policy.js'
 import { type HeaderSource, headerValue } from './source.js'
 import { readThreeFields } from './three-fields.js'
@@ -11,8 +13,10 @@ import type { PolicyInfo } from './types.js'
  *
  * @example parseDraft6(response.headers, Date.now())?.remaining
  */
-export function parseDraft6(headers: HeaderSource, now: number): PolicyInfo | undefined {
-  const fields = readThreeFields(headers, 'ratelimit', now)
+export function parseDraft6(given: HeaderSource, at?: number): PolicyInfo | undefined {
+  const headers = argument('parseDraft6.headers', given, headerSource)
+  const now = argument('parseDraft6.now', at, time)
+  const fields = readThreeFields(headers, 'ratelimit', deltaMs, now)
   if (fields === undefined) return undefined
   return {
     mode: 'draft-6',

@@ -1,4 +1,5 @@
-import { resetMs, toCount } from './numbers.js'
+import { argument, headerSource, time } from '../schema.js'
+import { deltaMs, toCount } from './numbers.js'
 import { quotaPolicyWindowMs } from './quota-policy.js'
 import { type HeaderSource, headerValue } from './source.js'
 import { type Member, nonNegative, parseMembers } from './structured-fields.js'
@@ -16,7 +17,10 @@ export const isDraft7 = (members: readonly Member[]): boolean =>
  *
  * @example parseDraft7(new Headers({ ratelimit: 'limit=100, remaining=0, reset=30' }), Date.now())
  */
-export function parseDraft7(headers: HeaderSource, now: number): PolicyInfo | undefined {
+export function parseDraft7(given: HeaderSource, at?: number): PolicyInfo | undefined {
+  const headers = argument('parseDraft7.headers', given, headerSource)
+  // Its resets are delta seconds, read with no clock; `now` is checked all the same, as everywhere.
+  argument('parseDraft7.now', at, time)
   const field = headerValue(headers, 'ratelimit')
   if (field === undefined) return undefined
   const members = parseMembers(field)
@@ -33,7 +37,7 @@ export function parseDraft7(headers: HeaderSource, now: number): PolicyInfo | un
     name: undefined,
     limit,
     remaining: toCount(get('remaining')),
-    resetMs: reset === undefined ? undefined : resetMs(reset, now),
+    resetMs: reset === undefined ? undefined : deltaMs(reset),
     windowMs: quotaPolicyWindowMs(headerValue(headers, 'ratelimit-policy'), limit),
   }
 }

@@ -1,5 +1,6 @@
+import { argument, headerSource, time } from '../schema.js'
 import { isDraft7 } from './draft-7.js'
-import { deltaMs, resetMs, toCount } from './numbers.js'
+import { deltaMs, toCount } from './numbers.js'
 import { type HeaderSource, headerValue } from './source.js'
 import { type Member, nonNegative, parseMembers } from './structured-fields.js'
 import type { PolicyInfo } from './types.js'
@@ -17,7 +18,10 @@ const text = (item: unknown): string | undefined => (typeof item === 'string' ? 
  *
  * @example parseDraft8(response.headers, Date.now()).find((p) => p.name === 'user')?.remaining
  */
-export function parseDraft8(headers: HeaderSource, now: number): PolicyInfo[] {
+export function parseDraft8(given: HeaderSource, at?: number): PolicyInfo[] {
+  const headers = argument('parseDraft8.headers', given, headerSource)
+  // Its resets are delta seconds, read with no clock; `now` is checked all the same, as everywhere.
+  argument('parseDraft8.now', at, time)
   const limitField = headerValue(headers, 'ratelimit')
   const limitMembers = limitField === undefined ? [] : parseMembers(limitField)
   const current = isDraft7(limitMembers) ? [] : named(limitMembers)
@@ -37,7 +41,7 @@ export function parseDraft8(headers: HeaderSource, now: number): PolicyInfo[] {
       name,
       limit: toCount(nonNegative(policy?.get('q'))),
       remaining: toCount(nonNegative(state?.get('r'))),
-      resetMs: t === undefined ? undefined : resetMs(t, now),
+      resetMs: t === undefined ? undefined : deltaMs(t),
       windowMs: w === undefined ? undefined : deltaMs(w),
       ...(quotaUnit === undefined ? {} : { quotaUnit }),
       ...(partitionKey === undefined ? {} : { partitionKey }),

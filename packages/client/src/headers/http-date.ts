@@ -1,3 +1,5 @@
+import { argument, requiredText, time } from '../schema.js'
+
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec']
 
 // RFC 9110 §5.6.7: IMF-fixdate, and the obsolete RFC 850 and asctime forms a recipient must accept.
@@ -7,10 +9,12 @@ const ASCTIME = /^[a-z]{3} ([a-z]{3}) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$
 
 /**
  * An HTTP-date to epoch ms, or `undefined`. Strict: only the three forms of RFC 9110, in GMT, with every
- * field in range (`Date.parse` would take local times and anything else it can guess at).
+ * field in range (`Date.parse` would take local times and anything else it can guess at). `now` (`Date.now()` when not
+ * given) places an RFC 850 date's two-digit year. Arguments of the wrong type throw a `ClientConfigError`.
  */
-export function parseHttpDate(text: string, now: number): number | undefined {
-  const value = text.trim()
+export function parseHttpDate(text: string, at?: number): number | undefined {
+  const value = argument('parseHttpDate.text', text, requiredText).trim()
+  const now = argument('parseHttpDate.now', at, time)
   let m = IMF_FIXDATE.exec(value)
   if (m) return utc(Number(m[3]), m[2]!, Number(m[1]), m[4]!, m[5]!, m[6]!)
   m = RFC_850.exec(value)

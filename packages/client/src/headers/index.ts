@@ -1,3 +1,4 @@
+import { argument, headerSource, time } from '../schema.js'
 import { parseDraft6 } from './draft-6.js'
 import { parseDraft7 } from './draft-7.js'
 import { parseDraft8 } from './draft-8.js'
@@ -17,14 +18,16 @@ export type { HeaderMode, PolicyInfo, RateLimitInfo } from './types.js'
 
 /**
  * Read every rate-limit header a response carries, in every mode (draft-6, draft-7, draft-8 and later,
- * legacy `X-RateLimit-*`), and `Retry-After`. Whatever the server sends, the answer is finite, never
+ * legacy `X-RateLimit-*`), and `Retry-After`, against `now` (`Date.now()` when not given). Whatever the server sends, the answer is finite, never
  * negative and at most a year; a field that cannot be read is `undefined`.
  *
  * @example
  * const info = readRateLimit(response.headers)
  * if (info.policies.some((p) => p.remaining === 0)) console.log('at the wall')
  */
-export function readRateLimit(headers: HeaderSource, now: number = Date.now()): RateLimitInfo {
+export function readRateLimit(given: HeaderSource, at?: number): RateLimitInfo {
+  const headers = argument('readRateLimit.headers', given, headerSource)
+  const now = argument('readRateLimit.now', at, time)
   const policies: PolicyInfo[] = []
   const add = (policy: PolicyInfo | undefined) => {
     if (policy !== undefined) policies.push(policy)

@@ -1,3 +1,5 @@
+import { argument, headerSource, time } from '../schema.js'
+import { legacyResetMs } from './numbers.js'
 import type { HeaderSource } from './source.js'
 import { readThreeFields } from './three-fields.js'
 import type { PolicyInfo } from './types.js'
@@ -10,8 +12,10 @@ import type { PolicyInfo } from './types.js'
  *
  * @example parseLegacy(new Headers({ 'x-ratelimit-reset': '1719642600' }), Date.now())?.resetMs
  */
-export function parseLegacy(headers: HeaderSource, now: number): PolicyInfo | undefined {
-  const fields = readThreeFields(headers, 'x-ratelimit', now)
+export function parseLegacy(given: HeaderSource, at?: number): PolicyInfo | undefined {
+  const headers = argument('parseLegacy.headers', given, headerSource)
+  const now = argument('parseLegacy.now', at, time)
+  const fields = readThreeFields(headers, 'x-ratelimit', legacyResetMs, now)
   return fields === undefined
     ? undefined
     : { mode: 'legacy', name: undefined, ...fields, windowMs: undefined }

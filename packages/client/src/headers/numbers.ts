@@ -1,4 +1,4 @@
-/** A year of seconds: no delta is longer, and a reset larger than this is an epoch time. */
+/** A year of seconds: no wait is longer, and a legacy reset larger than this is an epoch time. */
 export const YEAR_SECONDS = 365 * 24 * 60 * 60
 const YEAR_MS = YEAR_SECONDS * 1000
 /** Past this, an epoch time is in ms, not seconds (1e11 s is the year 5138). */
@@ -28,11 +28,13 @@ export const clampMs = (ms: number): number => (ms > 0 ? Math.min(ms, YEAR_MS) :
 export const deltaMs = (seconds: number): number => clampMs(seconds * 1000)
 
 /**
- * A reset to ms from now. The drafts send delta seconds; `X-RateLimit-Reset` is often an epoch time in
- * seconds (GitHub, express-rate-limit) and sometimes in ms. A value larger than a year of seconds cannot be
- * a delta, so it is an epoch time: in ms above 1e11, else in seconds. A time in the past is 0.
+ * A legacy `X-RateLimit-Reset` to ms from now. It is often an epoch time in seconds (GitHub,
+ * express-rate-limit) and sometimes in ms, sometimes delta seconds (@fastify/rate-limit). A value larger than a
+ * year of seconds is taken for an epoch time: in ms above 1e11, else in seconds. A time in the past is 0. The
+ * drafts' resets are delta seconds, always, and read with {@link deltaMs}: a draft reset of over a year is a
+ * year, never "now".
  */
-export function resetMs(seconds: number, now: number): number {
+export function legacyResetMs(seconds: number, now: number): number {
   if (seconds <= YEAR_SECONDS) return deltaMs(seconds)
   const epochMs = seconds > EPOCH_MS_ABOVE ? seconds : seconds * 1000
   return clampMs(epochMs - now)

@@ -3,7 +3,7 @@ import type { Duration } from '../duration.js'
 import type { Algorithm } from '../types.js'
 import { ceilMs, decide, EPSILON, floorUnits, NEVER } from './decide.js'
 import { algorithmId } from './id.js'
-import { duration, parseOptions, positive, positiveInt } from './options.js'
+import { parseOptions, positive, positiveInt, rateDuration } from './options.js'
 
 /** Options of {@link gcra}. */
 export interface GcraOptions {
@@ -28,7 +28,7 @@ export interface GcraOptions {
 
 const schema = z.strictObject({
   rate: positive('a finite number > 0 (requests per period)'),
-  period: duration().default(1000),
+  period: rateDuration().default(1000),
   burst: positiveInt().optional(),
 })
 

@@ -4,7 +4,7 @@ import { RateLimitConfigError } from '../errors.js'
 import type { Algorithm } from '../types.js'
 import { algorithmId } from './id.js'
 import { type Meter, meterDecision, meterExpiresAt, meterRefund } from './meter.js'
-import { bucketRate, duration, parseOptions, positiveInt } from './options.js'
+import { bucketRate, duration, parseOptions, positiveInt, rateDuration } from './options.js'
 
 /** Options of {@link leakyBucket}. */
 export interface LeakyBucketOptions {
@@ -45,7 +45,7 @@ export interface LeakyBucketOptions {
 const schema = z.strictObject({
   capacity: positiveInt(),
   leakRate: bucketRate(),
-  interval: duration().default(1000),
+  interval: rateDuration().default(1000),
   mode: z.enum(['police', 'shape'], { error: "'police' or 'shape'" }).default('police'),
   maxDelay: duration().optional(),
 })

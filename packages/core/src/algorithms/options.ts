@@ -1,10 +1,10 @@
 import { z } from 'zod'
 import type { Duration } from '../duration.js'
-import { duration, parseOptions, positive, positiveInt } from '../validate.js'
+import { duration, parseOptions, positive, positiveInt, rateDuration } from '../validate.js'
 
 export const windowSchema = z.strictObject({
   limit: positiveInt('a whole number >= 1'),
-  window: duration(),
+  window: rateDuration(),
 })
 
 /** Options of the window algorithms. */
@@ -31,4 +31,4 @@ export function parseWindowOptions(
 
 export const bucketRate = () => positive('a finite number > 0 (units per interval)')
 
-export { duration, parseOptions, positive, positiveInt }
+export { duration, parseOptions, positive, positiveInt, rateDuration }

@@ -3,7 +3,7 @@ import type { Duration } from '../duration.js'
 import type { Algorithm } from '../types.js'
 import { algorithmId } from './id.js'
 import { type Meter, meterDecision, meterExpiresAt, meterRefund } from './meter.js'
-import { bucketRate, duration, parseOptions, positiveInt } from './options.js'
+import { bucketRate, parseOptions, positiveInt, rateDuration } from './options.js'
 
 /** Options of {@link tokenBucket}. */
 export interface TokenBucketOptions {
@@ -28,7 +28,7 @@ export interface TokenBucketOptions {
 const schema = z.strictObject({
   capacity: positiveInt(),
   refillRate: bucketRate(),
-  interval: duration().default(1000),
+  interval: rateDuration().default(1000),
 })
 
 /**

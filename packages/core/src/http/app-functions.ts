@@ -1,4 +1,5 @@
 import { describeValue } from '../errors.js'
+import { guardedCall, HookFailure } from '../guarded-call.js'
 import { RateLimitRequestError } from './errors.js'
 import type { RequestInfo } from './request-info.js'
 
@@ -23,22 +24,22 @@ const failure = (option: string, cause: unknown) =>
   )
 
 /**
- * Call `fn(req, info)`. Returns its value, a promise of its value that never rejects, or a
- * {@link FunctionFailure} (also inside the promise) when it threw or rejected.
+ * Call `fn(req, info)` through the guard (`guardedCall`). Returns its value, a promise of its value that never
+ * rejects, or a {@link FunctionFailure} (also inside the promise) when it threw or rejected.
  */
 export function callAppFunction<N>(
   option: string,
   fn: (req: N, info: RequestInfo<N>) => unknown,
   info: RequestInfo<N>,
 ): unknown {
-  let value: unknown
-  try {
-    value = fn(info.native, info)
-  } catch (error) {
-    return failure(option, error)
-  }
-  if (value instanceof Promise) return value.catch((error: unknown) => failure(option, error))
+  const value = guardedCall(fn, info.native, info)
+  if (value instanceof HookFailure) return failure(option, value.error)
+  if (value instanceof Promise) return failedLater(option, value)
   return value
+}
+
+function failedLater(option: string, value: Promise<unknown>): Promise<unknown> {
+  return value.then((v) => (v instanceof HookFailure ? failure(option, v.error) : v))
 }
 
 /** Whether any of `values` is a promise: then the request waits for them. */

@@ -9,6 +9,11 @@ export type RateLimitRequestErrorCode =
   | 'ERR_FLOODGATE_STORE_TIMEOUT'
   /** The store threw or rejected; `failMode` decided. */
   | 'ERR_FLOODGATE_STORE_FAILED'
+  /**
+   * Reading the request (its route pattern) threw in the adapter or the framework; the request is still limited,
+   * as one whose route is unknown. Never a store failure: `failMode` does not apply.
+   */
+  | 'ERR_FLOODGATE_REQUEST_READ_FAILED'
   /** One of your functions (`key`, `user`, `cost`, `skip`, `message`, `handler`, `onLimited`) threw or rejected. */
   | 'ERR_FLOODGATE_FUNCTION_FAILED'
   /** A `cost` function returned something that is not a finite number >= 0. */

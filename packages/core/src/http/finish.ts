@@ -1,11 +1,13 @@
 import { mostRestrictiveIndex } from '../consume-all.js'
 import type { ConsumeItem, Decision } from '../types.js'
+import { callAppFunction, FunctionFailure } from './app-functions.js'
 import { type Outcome, passedOutcome, shadowLimitedOutcome } from './outcome.js'
 import type { PlanOfRequest } from './plans.js'
 import type { PolicySet } from './policy-sets.js'
 import type { Refunds } from './refunds.js'
 import type { RefusalBuilder } from './refusal.js'
 import type { RefusalHooks } from './refusal-hooks.js'
+import type { Reporter } from './report.js'
 import type { RequestInfo } from './request-info.js'
 
 /** The items a request spent (cost > 0), to give back on a refund; the array itself when all did. */
@@ -17,10 +19,24 @@ function spent(items: ConsumeItem[]): ConsumeItem[] | undefined {
 }
 
 /**
- * `outcome` once `wait` is over. A function of its own: a closure made in `finish` would make every call of it
- * allocate a context, shaped or not.
+ * `outcome` once the `sleep` of its delay is over; at once when `sleep` failed (reported: the request is not held
+ * back any longer). A function of its own: a closure made in `finish` would make every call of it allocate a
+ * context, shaped or not.
  */
-const after = (wait: Promise<void>, outcome: Outcome): Promise<Outcome> => wait.then(() => outcome)
+function after<N>(
+  sleep: (ms: number) => Promise<void>,
+  delayMs: number,
+  outcome: Outcome,
+  info: RequestInfo<N>,
+  report: Reporter<N>,
+): Outcome | Promise<Outcome> {
+  const settled = (waited: unknown) => {
+    if (waited instanceof FunctionFailure) report(waited.error, info)
+    return outcome
+  }
+  const wait = callAppFunction('sleep', () => sleep(delayMs), info)
+  return wait instanceof Promise ? wait.then(settled) : settled(wait)
+}
 
 /** Turns a request's decisions into its outcome: the headers, then a pass, a shadow refusal or a refusal. */
 export type Finish<N> = (
@@ -42,8 +58,9 @@ export function compileFinish<N>(parts: {
   sleep: ((ms: number) => Promise<void>) | undefined
   clock: (() => number) | undefined
   dryRun: boolean
+  report: Reporter<N>
 }): Finish<N> {
-  const { refuse, hooks, refunds, clock, dryRun } = parts
+  const { refuse, hooks, refunds, clock, dryRun, report } = parts
   const sleep = parts.sleep ?? timerSleep
   return function finish(
     raw: Decision | Decision[],
@@ -70,7 +87,7 @@ export function compileFinish<N>(parts: {
       const charged = spent(items)
       const passed = passedOutcome({ headers, decisions, decision, delayMs, items: charged, owner: refunds })
       if (plan) passed.plan = plan.plan
-      return delayMs > 0 ? after(sleep(delayMs), passed) : passed
+      return delayMs > 0 ? after(sleep, delayMs, passed, info, report) : passed
     }
     if (dryRun) {
       const shadow = shadowLimitedOutcome({ headers, decisions, decision })

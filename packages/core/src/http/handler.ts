@@ -26,7 +26,7 @@ import { compileRefusal } from './refusal.js'
 import { compileRefusalHooks } from './refusal-hooks.js'
 import { compileReport } from './report.js'
 import { gatherFacts, type RequestFacts } from './request-facts.js'
-import type { RequestInfo } from './request-info.js'
+import { type RequestInfo, readableRequest } from './request-info.js'
 import { compileRequestWarnings } from './request-warnings.js'
 import { compileSkip } from './skip.js'
 import { decideOnStore } from './store-decision.js'
@@ -87,7 +87,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     report: (error) => report(error, undefined),
   })
 
-  const finish = compileFinish<N>({ refuse, hooks, refunds, sleep, clock, dryRun })
+  const finish = compileFinish<N>({ refuse, hooks, refunds, sleep, clock, dryRun, report })
   const gate = o.plans
     ? compilePlanGate<N>({
         store,
@@ -122,8 +122,10 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     return result.catch((error) => answers.storeFailed(error, info))
   }
 
-  function decide(info: RequestInfo<N>): Outcome | Promise<Outcome> {
-    requestWarnings.check(info, needsRoute)
+  function decide(request: RequestInfo<N>): Outcome | Promise<Outcome> {
+    // The route is read here, where a failure is the request's, not the store's (decideSafely's).
+    const info = needsRoute ? readableRequest(request, report) : request
+    requestWarnings.check(info, needsRoute && info === request)
     let ip: string | undefined
     if (needsIp) {
       const raw = info.ip

@@ -1,4 +1,7 @@
+import { guardedCall, HookFailure } from '../guarded-call.js'
 import { RateLimitRequestError } from './errors.js'
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /**
  * What a lookup settled to: a plan name, nothing (an unknown key), or the error it failed with. A cached
@@ -63,12 +66,9 @@ export function compilePlanLookup<N, C = unknown>(parts: {
   }
 
   function ask(apiKey: string, req: N): PlanAnswer<C> | Promise<PlanAnswer<C>> {
-    let value: unknown
-    try {
-      value = planOf(apiKey, req)
-    } catch (error) {
-      return failed(`\`planOf\` threw: ${error instanceof Error ? error.message : String(error)}`, error)
-    }
+    const value = guardedCall(planOf, apiKey, req)
+    if (value instanceof HookFailure)
+      return failed(`\`planOf\` threw: ${messageOf(value.error)}`, value.error)
     if (!(value instanceof Promise)) return settle(apiKey, value)
     const bounded = new Promise<PlanAnswer<C>>((resolve) => {
       const timer = setTimeout(
@@ -76,18 +76,14 @@ export function compilePlanLookup<N, C = unknown>(parts: {
         timeoutMs,
       )
       ;(timer as { unref?: () => void }).unref?.()
-      value.then(
-        (v) => {
-          clearTimeout(timer)
-          resolve(settle(apiKey, v))
-        },
-        (error: unknown) => {
-          clearTimeout(timer)
-          resolve(
-            failed(`\`planOf\` rejected: ${error instanceof Error ? error.message : String(error)}`, error),
-          )
-        },
-      )
+      value.then((v) => {
+        clearTimeout(timer)
+        resolve(
+          v instanceof HookFailure
+            ? failed(`\`planOf\` rejected: ${messageOf(v.error)}`, v.error)
+            : settle(apiKey, v),
+        )
+      })
     }).finally(() => pending.delete(apiKey))
     pending.set(apiKey, bounded)
     return bounded

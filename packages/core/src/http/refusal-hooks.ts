@@ -25,6 +25,10 @@ export function compileRefusalHooks<N>(parts: {
 }): RefusalHooks<N> {
   const { message, onLimited, handler } = parts.options
   const { report, answers } = parts
+  const reportLater = (done: Promise<unknown>, info: RequestInfo<N>) =>
+    done.then((settled) => {
+      if (settled instanceof FunctionFailure) report(settled.error, info)
+    })
   return {
     messageOf(info, decision) {
       if (typeof message !== 'function') return message
@@ -39,6 +43,7 @@ export function compileRefusalHooks<N>(parts: {
       if (!onLimited) return
       const done = callAppFunction('onLimited', (req: N) => onLimited(req, result), info)
       if (done instanceof FunctionFailure) report(done.error, info)
+      else if (done instanceof Promise) reportLater(done, info)
     },
     customize(result, info) {
       if (!handler) return result

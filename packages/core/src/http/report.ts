@@ -1,24 +1,20 @@
+import { callHook, hookFailed } from '../guarded-call.js'
 import type { RequestInfo } from './request-info.js'
 
 /** Reports one failure on a request: to `onError`, or a process warning once per code. */
 export type Reporter<N> = (error: unknown, info: RequestInfo<N> | undefined) => void
 
 /**
- * Compile how failures are reported. With `onError`, every failure goes to it (a hook that throws is
- * ignored: it must not fail the request). Without it, the first failure of each code is a process warning
+ * Compile how failures are reported. With `onError`, every failure goes to it (a hook that throws or rejects
+ * is ignored, with a process warning once: it must not fail the request, nor end the process). Without it, the first failure of each code is a process warning
  * and later ones are silent.
  */
 export function compileReport<N>(
   onError: ((error: unknown, req: N, info: RequestInfo<N>) => void) | undefined,
 ): Reporter<N> {
   if (onError) {
-    return (error, info) => {
-      try {
-        onError(error, info?.native as N, info as RequestInfo<N>)
-      } catch {
-        // A failing error hook must not fail the request.
-      }
-    }
+    const failed = hookFailed('onError')
+    return (error, info) => callHook(onError, failed, error, info?.native, info)
   }
   const reported = new Set<string>()
   return (error) => {

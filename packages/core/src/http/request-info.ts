@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
+import { RateLimitRequestError } from './errors.js'
 
 /**
  * What the HTTP layer needs to know about a request, as an adapter maps it from its framework. Adapters
@@ -34,3 +35,31 @@ export interface RequestInfo<N = unknown> {
 
 /** Which proxies a framework trusts for the client address (see {@link RequestInfo.proxyTrust}). */
 export type ProxyTrust = 'none' | 'all' | 'some'
+
+/**
+ * The request as the limiter reads it: `info` itself when its route pattern can be read, else a view of it whose
+ * route is unknown (`undefined`: an `'endpoint'` key counts it under `METHOD *`, one bucket per method, never
+ * more than a request whose route is known gets), with the failure reported as `ERR_FLOODGATE_REQUEST_READ_FAILED`.
+ * An adapter finds the route from the framework's router on first read; a router it cannot read must not pass
+ * for a store that cannot answer, which `failMode` would let through.
+ */
+export function readableRequest<N>(
+  info: RequestInfo<N>,
+  report: (error: unknown, info: RequestInfo<N>) => void,
+): RequestInfo<N> {
+  try {
+    void info.route
+    return info
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    report(
+      new RateLimitRequestError(
+        'ERR_FLOODGATE_REQUEST_READ_FAILED',
+        `Reading the route of ${info.method} ${info.path} failed: ${reason}. The request is limited as one whose route is unknown ('${info.method} *').`,
+        { cause: error },
+      ),
+      info,
+    )
+    return Object.create(info, { route: { value: undefined } }) as RequestInfo<N>
+  }
+}

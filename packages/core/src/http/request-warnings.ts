@@ -36,7 +36,7 @@ export function compileRequestWarnings(warnings: Warnings): RequestWarnings {
         if (warnings.pending('unknownEndpoint')) {
           warnings.warn(
             'unknownEndpoint',
-            `An 'endpoint' key is used where the route pattern cannot be known (${info.method} ${info.path}, before routing or on a router the limiter cannot see), so those requests share one bucket per method ('${info.method} *'). Mount the limiter on the route or router (Koa at app level: pass your router as the \`router\` option).`,
+            `An 'endpoint' key is used where the route pattern cannot be known (${info.method} ${info.path}, before routing or on a router the limiter cannot see), so those requests share one bucket per method ('${info.method} *'). Mount the limiter on the route or router (Koa at app level, with a router the app does not hold as @koa/router middleware: pass it as the \`router\` option).`,
           )
         }
         endpointCheck = warnings.pending('unknownEndpoint')

@@ -1,5 +1,5 @@
 import { boundDelays, boundOne, boundsDelay } from '../algorithms/bounded-delay.js'
-import { consumeAll } from '../consume-all.js'
+import { consumeItems } from '../consume-all.js'
 import type { Awaitable, ConsumeItem, Decision, Store } from '../types.js'
 
 /**
@@ -43,7 +43,7 @@ function decideMany(
   now: number | undefined,
 ): Awaitable<Decision[]> {
   if (order === undefined && allCharged(items)) {
-    return store.consumeAll ? store.consumeAll(items, now) : consumeAll(store, items, now)
+    return store.consumeAll ? store.consumeAll(items, now) : consumeItems(store, items, now)
   }
   const sequence = order ?? items.map((_, i) => i)
   const charged = sequence.filter((i) => items[i]!.cost > 0)
@@ -54,7 +54,7 @@ function decideMany(
       ? []
       : store.consumeAll
         ? store.consumeAll(chargedItems, now)
-        : consumeAll(store, chargedItems, now)
+        : consumeItems(store, chargedItems, now)
   const peeked = free.map((i) => store.peek(items[i]!.algorithm, items[i]!.key, 0, now))
   const place = (ds: readonly Decision[], ps: readonly Decision[]): Decision[] => {
     const out: Decision[] = new Array(items.length)

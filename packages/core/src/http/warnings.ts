@@ -24,10 +24,14 @@ export const ERRORS_DOC = 'docs/errors.md'
 
 const raised = new Set<string>()
 
-/** Emit a process warning once per process and code (a no-op where there is no `process`, as in a browser). */
-export function warnOnce(code: string, message: string): void {
-  if (raised.has(code)) return
-  raised.add(code)
+/**
+ * Emit a process warning once per process and code, or per `once` when given (one warning of a code per hook,
+ * say); a no-op where there is no `process`, as in a browser.
+ */
+export function warnOnce(code: string, message: string, once = code): void {
+  const seen = once === code ? code : `${code} ${once}`
+  if (raised.has(seen)) return
+  raised.add(seen)
   const emit = (globalThis as { process?: { emitWarning?: (m: string, o: object) => void } }).process
     ?.emitWarning
   emit?.(`@floodgate: ${message} See ${ERRORS_DOC}#${code.toLowerCase()}.`, {

@@ -1,6 +1,6 @@
 import type { Admission } from '../degradation/priority-queue/scheduler.js'
 import { METRICS } from './catalog.js'
-import type { BoundCounter, MetricsSink } from './sink.js'
+import { type BoundCounter, guardedSink, type MetricsSink } from './sink.js'
 
 /** What a priority queue reports, with its instruments made when it is created. */
 export interface QueueMetrics {
@@ -19,13 +19,7 @@ export interface ShedMetrics {
   shed(index: number, cause: ShedCause): void
 }
 
-const add = (counter: BoundCounter | undefined) => {
-  try {
-    counter?.add(1)
-  } catch {
-    // ignored: a sink's failure is not the request's
-  }
-}
+const add = (counter: BoundCounter | undefined) => counter?.add(1)
 
 /**
  * A priority queue's instruments, or `undefined` without a sink: per queue, its wait histogram, its refusal
@@ -36,8 +30,9 @@ export function createQueueMetrics(parts: {
   queues: readonly string[]
   depthOf: (lane: number) => number
 }): QueueMetrics | undefined {
-  const { sink, queues, depthOf } = parts
-  if (sink === undefined) return undefined
+  const { queues, depthOf } = parts
+  if (parts.sink === undefined) return undefined
+  const sink = guardedSink(parts.sink)
   const lanes = queues.map((queue, lane) => ({
     wait: sink.histogram(METRICS.queueWait, { queue }),
     full: sink.counter(METRICS.queueRefusals, { queue, reason: 'full' }),
@@ -48,11 +43,7 @@ export function createQueueMetrics(parts: {
     admission(lane, admission) {
       const instruments = lanes[lane]!
       if (admission.kind === 'admitted') {
-        try {
-          instruments.wait.record(admission.waitedMs / 1000)
-        } catch {
-          // ignored: a sink's failure is not the request's
-        }
+        instruments.wait.record(admission.waitedMs / 1000)
       } else if (admission.kind === 'full') add(instruments.full)
       else if (admission.kind === 'timeout') add(instruments.timeout)
     },
@@ -67,8 +58,9 @@ export function createShedMetrics(parts: {
   sink: MetricsSink | undefined
   classes: readonly string[]
 }): ShedMetrics | undefined {
-  const { sink, classes } = parts
-  if (sink === undefined) return undefined
+  const { classes } = parts
+  if (parts.sink === undefined) return undefined
+  const sink = guardedSink(parts.sink)
   const counters = classes.map((priority) => ({
     in_flight: sink.counter(METRICS.shed, { priority, cause: 'in_flight' }),
     event_loop_delay: sink.counter(METRICS.shed, { priority, cause: 'event_loop_delay' }),

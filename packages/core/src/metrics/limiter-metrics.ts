@@ -1,6 +1,6 @@
 import type { Outcome } from '../http/outcome.js'
 import { METRICS, REQUEST_OUTCOMES, type RequestOutcome } from './catalog.js'
-import type { BoundCounter, MetricsSink } from './sink.js'
+import { type BoundCounter, guardedSink, type MetricsSink } from './sink.js'
 
 /** The near-limit share when the sink sets none: an allowed decision that left less than a fifth of its limit. */
 export const DEFAULT_NEAR_LIMIT = 0.2
@@ -33,7 +33,8 @@ export type OutcomeRecorder = (outcome: Outcome) => void
  * refusals now (so their series start at 0), each policy's counters when it first decides. Recording an
  * outcome then builds nothing: it adds to instruments already made.
  */
-export function compileLimiterMetrics(sink: MetricsSink, plans: readonly string[]): OutcomeRecorder {
+export function compileLimiterMetrics(given: MetricsSink, plans: readonly string[]): OutcomeRecorder {
+  const sink = guardedSink(given)
   const share = sink.nearLimit ?? DEFAULT_NEAR_LIMIT
   const requests = Object.fromEntries(
     REQUEST_OUTCOMES.map((outcome) => [outcome, sink.counter(METRICS.requests, { outcome })]),

@@ -1,3 +1,5 @@
+import { callHook, hookFailed } from '../guarded-call.js'
+
 /** What kind of instrument a metric is. */
 export type MetricKind = 'counter' | 'histogram' | 'gauge'
 
@@ -66,4 +68,34 @@ export interface MetricsSink {
    * @example 0.1
    */
   readonly nearLimit?: number
+}
+
+/**
+ * `sink` with every instrument it makes called through the guard (`callHook`): an `add`, a `record` or a gauge's
+ * stop that throws or rejects (a sink that sends over the network, say) is ignored, with a process warning
+ * once, and never fails a request nor ends the process. Every limiter, store, queue and shedder takes its sink
+ * through this, once, when it is created.
+ *
+ * @example
+ * const sink = guardedSink(options.metrics)
+ */
+export function guardedSink(sink: MetricsSink): MetricsSink {
+  const failed = hookFailed('metrics')
+  return {
+    nearLimit: sink.nearLimit,
+    counter(metric, labels) {
+      const counter = sink.counter(metric, labels)
+      const add = counter.add.bind(counter)
+      return { add: (value) => callHook(add, failed, value) }
+    },
+    histogram(metric, labels) {
+      const histogram = sink.histogram(metric, labels)
+      const record = histogram.record.bind(histogram)
+      return { record: (value) => callHook(record, failed, value) }
+    },
+    gauge(metric, labels, read) {
+      const stop = sink.gauge(metric, labels, read)
+      return () => callHook(stop, failed)
+    },
+  }
 }

@@ -1,6 +1,6 @@
 import type { FailMode } from '../stores/resilience/fail-mode.js'
 import { METRICS, STORE_ERROR_KINDS, type StoreErrorKind, type StoreOperation } from './catalog.js'
-import type { BoundCounter, BoundHistogram, MetricsSink } from './sink.js'
+import { type BoundCounter, type BoundHistogram, guardedSink, type MetricsSink } from './sink.js'
 
 /** How a call to a backend failed, as a store sees it (core's `CallFailure` is one). */
 export interface FailureKind {
@@ -44,13 +44,9 @@ function monotonicMs(): () => number {
   return () => performance.now()
 }
 
-/** Record the ms since `startedAt` (on `clock`) in seconds; a failing sink must not fail a decision. */
+/** Record the ms since `startedAt` (on `clock`) in seconds (on a guarded sink: a failure is ignored). */
 export function observe(histogram: BoundHistogram, clock: () => number, startedAt: number): void {
-  try {
-    histogram.record((clock() - startedAt) / 1000)
-  } catch {
-    // ignored: a sink's failure is not the request's
-  }
+  histogram.record((clock() - startedAt) / 1000)
 }
 
 /**
@@ -73,8 +69,9 @@ export function createStoreMetrics(parts: {
   /** The monotonic ms clock calls are timed with; tests pass a virtual one. */
   clock?: () => number
 }): StoreMetrics | undefined {
-  const { sink, store, circuitOpen, clock = monotonicMs() } = parts
-  if (sink === undefined) return undefined
+  const { store, circuitOpen, clock = monotonicMs() } = parts
+  if (parts.sink === undefined) return undefined
+  const sink = guardedSink(parts.sink)
   const durations = new Map<StoreOperation, BoundHistogram>(
     parts.operations.map((operation) => [
       operation,
@@ -91,14 +88,7 @@ export function createStoreMetrics(parts: {
   const stopCircuit = circuitOpen
     ? sink.gauge(METRICS.circuitOpen, { store }, () => (circuitOpen() ? 1 : 0))
     : undefined
-  /** Add 1; a failing sink must not fail a decision. */
-  const count = (counter: BoundCounter) => {
-    try {
-      counter.add(1)
-    } catch {
-      // ignored: a sink's failure is not the request's
-    }
-  }
+  const count = (counter: BoundCounter) => counter.add(1)
   return {
     timed(operation, call) {
       const histogram = durations.get(operation)

@@ -194,11 +194,16 @@ export class MemoryStore implements Store {
     for (const table of this.tables.values()) table.sweep(now, table.size)
   }
 
-  close(): void {
+  /** Forget every key, of every algorithm; the store stays usable (an app's tests call it between tests). */
+  clear(): void {
     for (const table of this.tables.values()) table.clear()
     this.tables.clear()
     this.lastAlgorithm = undefined
     this.lastTable = undefined
+  }
+
+  close(): void {
+    this.clear()
   }
 
   private table(algorithm: Algorithm): SlabTable {

@@ -23,9 +23,9 @@ describe('options are validated when the middleware is created', () => {
   })
 
   it('rejects unknown option names', () => {
-    const error = fails({ max: 5 })
+    const error = fails({ frobnicate: 5 })
     expect(error.code).toBe('ERR_FLOODGATE_UNKNOWN_OPTION')
-    expect(error.option).toBe('rateLimit.max')
+    expect(error.option).toBe('rateLimit.frobnicate')
     expect(error.message).toMatch(/one of the known options \(limit, window, /)
     expect(fails({ limits: [{ algorithm: fixedWindow({ limit: 1, window: 1000 }), max: 1 }] }).option).toBe(
       'rateLimit.limits.0.max',

@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort, killOnExit, serverProcess } from '@floodgate/testkit'
+import { freePort, killOnExit, serverProcess } from '@floodgate/test-harness'
 import pg from 'pg'
 
 /**

@@ -8,7 +8,7 @@ import { parseQueueOptions, type RedisQueueOptions } from './options.js'
 import { list, num, text } from './replies.js'
 import { ENQUEUE, REAP, STATUS } from './scripts/index.js'
 import { startWorker } from './worker.js'
-import type { QueueWorker, WorkerOptions } from './worker-options.js'
+import { checkWorkerOptions, type QueueWorker, type WorkerOptions } from './worker-options.js'
 
 /** What `enqueue` did: a value, never an exception. */
 export type EnqueueResult =
@@ -126,7 +126,10 @@ export function createRedisQueue(options: RedisQueueOptions): RedisQueue {
           return { state: 'unknown' }
       }
     },
-    worker: (workerOptions) => startWorker(context, workerOptions),
+    worker(workerOptions) {
+      checkWorkerOptions(workerOptions)
+      return startWorker(context, workerOptions)
+    },
     reap,
   }
 }

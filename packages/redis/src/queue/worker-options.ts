@@ -1,4 +1,6 @@
 import type { Awaitable, Duration } from '@floodgate/core'
+import { duration, fn, parseOptions, positiveInt } from '@floodgate/core/internal'
+import { z } from 'zod'
 import type { QueueError } from './errors.js'
 
 /** A job as a worker's handler gets it. */
@@ -68,4 +70,30 @@ export interface QueueWorker {
    * and is handed out again when it runs out), close the connections.
    */
   stop(options?: { drain?: Duration }): Promise<void>
+}
+
+const workerSchema = z.strictObject({
+  handler: fn('a function (job) => the result, maybe async'),
+  concurrency: positiveInt().optional(),
+  block: duration().optional(),
+  reapEvery: z.union([duration(), z.literal(false)], { error: "a duration like '10s', or false" }).optional(),
+  onError: fn('a function (error, job) => void').optional(),
+  timers: z
+    .custom<WorkerTimers>(
+      (v) =>
+        typeof v === 'object' &&
+        v !== null &&
+        typeof (v as WorkerTimers).set === 'function' &&
+        typeof (v as WorkerTimers).clear === 'function',
+      { error: 'timers with set(fn, ms) and clear(handle)' },
+    )
+    .optional(),
+})
+
+/**
+ * Check `queue.worker()`'s options as the queue's own are checked: a function where the options belong
+ * (`queue.worker(fn)`), a missing handler or a bad value throws a `RateLimitConfigError` naming it, at the call.
+ */
+export function checkWorkerOptions(options: WorkerOptions): void {
+  parseOptions(workerSchema, options, 'worker')
 }

@@ -1,4 +1,12 @@
-import { CallFailure, parseDuration, type Settled } from '@floodgate/core/internal'
+import {
+  CallFailure,
+  callHook,
+  guardedCall,
+  HookFailure,
+  hookFailed,
+  parseDuration,
+  type Settled,
+} from '@floodgate/core/internal'
 import type { Script } from '../scripts/index.js'
 import { QueueError } from './errors.js'
 import type { QueueKeys } from './keys.js'
@@ -53,13 +61,11 @@ export function startWorker(context: WorkerContext, options: WorkerOptions): Que
   const timers = options.timers ?? systemTimers
   const onError = options.onError
   const fallback = warnOnce()
+  const onErrorFailed = hookFailed('onError')
+  // A failing error hook (a throw or a rejection) must not stop the worker, nor end the process.
   const report = (error: QueueError, job?: Job) => {
-    try {
-      if (onError) onError(error, job)
-      else fallback(error)
-    } catch {
-      // a failing error hook must not stop the worker
-    }
+    if (onError) callHook(onError, onErrorFailed, error, job)
+    else fallback(error)
   }
   const unavailable = (cause: unknown) =>
     new QueueError(
@@ -84,10 +90,9 @@ export function startWorker(context: WorkerContext, options: WorkerOptions): Que
     }
     renew()
     try {
-      let result: unknown
-      try {
-        result = await options.handler(job)
-      } catch (error) {
+      const result = await guardedCall(options.handler, job)
+      if (result instanceof HookFailure) {
+        const { error } = result
         timers.clear(renewal)
         renewal = undefined
         const reason = error instanceof Error ? error.message : String(error)

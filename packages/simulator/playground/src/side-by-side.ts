@@ -42,6 +42,28 @@ function chartOf(sim: Simulation, name: string, id: string): string {
   })
 }
 
+/**
+ * What the two runs decided, in words a newcomer reads without a legend: how many each admitted, then how many
+ * requests they decided differently and which way.
+ */
+function verdictOf(
+  a: Simulation,
+  b: Simulation,
+  { onlyFirst, onlySecond }: { onlyFirst: number; onlySecond: number },
+): string {
+  const differ = onlyFirst + onlySecond
+  const requests = (n: number) => `${n} request${n === 1 ? '' : 's'}`
+  if (differ === 0) {
+    return a.summary.refused === 0
+      ? 'A and B admitted every request.'
+      : `A and B admitted the same ${requests(a.summary.admitted)} and refused the same ${a.summary.refused}.`
+  }
+  return (
+    `A admitted ${a.summary.admitted}, B admitted ${b.summary.admitted}. They decided ${requests(differ)} differently: ` +
+    `${requests(onlyFirst)} admitted by A and refused by B, ${requests(onlySecond)} admitted by B and refused by A.`
+  )
+}
+
 /** Two algorithms, one traffic pattern: their charts side by side and where they disagree. */
 export function sideBySidePanel(): HTMLElement {
   const charts = h('div', { class: 'charts', id: 'compare-charts' })
@@ -59,9 +81,7 @@ export function sideBySidePanel(): HTMLElement {
     const [sa, sb] = result.simulations
     const names = [a.choice().name, b.choice().name]
     charts.innerHTML = `<figure>${chartOf(sa, `A: ${names[0]}`, 'a')}</figure><figure>${chartOf(sb, `B: ${names[1]}`, 'b')}</figure>`
-    verdict.textContent =
-      `${sa.summary.sent} requests (${sa.traffic}). ` +
-      `Only A admitted ${result.onlyFirst}; only B admitted ${result.onlySecond}.`
+    verdict.textContent = `${sa.summary.sent} requests (${sa.traffic}). ${verdictOf(sa, sb, result)}`
   }
   const a = algorithmPicker('a', 'fixed-window', run)
   const b = algorithmPicker('b', 'sliding-window-log', run)

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { algorithmSchema, duration, fn, positive, positiveInt } from '../../validate.js'
+import { algorithmSchema, duration, durationInput, fn, positive, positiveInt } from '../../validate.js'
 import { RATE_LIMIT_DEFAULTS as D } from './defaults.js'
 
 const NAME_EXPECTED = "a name of letters, digits and '_ . : ~ / -', at most 64 characters"
@@ -21,7 +21,7 @@ const ROUTE_EXPECTED = '{ algorithm } or { limit, window }, a tier tighter than 
 const routeTierSchema = z.union(
   [
     z.strictObject({ algorithm: algorithmSchema }),
-    z.strictObject({ limit: positiveInt(), window: duration() }),
+    z.strictObject({ limit: positiveInt(), window: durationInput() }),
   ],
   { error: ROUTE_EXPECTED },
 )

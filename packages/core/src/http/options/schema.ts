@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { isCost } from '../../cost.js'
 import { metricsSinkSchema } from '../../metrics/schema.js'
-import { algorithmSchema, duration, fn, storeSchema } from '../../validate.js'
+import { algorithmSchema, duration, durationInput, fn, storeSchema } from '../../validate.js'
 import { parseRange } from '../allow-list.js'
 import { WARNINGS } from '../warnings.js'
 import { RATE_LIMIT_DEFAULTS as D } from './defaults.js'
@@ -113,7 +113,7 @@ export const rateLimitOptionsSchema = z
       .number({ error: 'a whole number >= 1' })
       .refine((n) => Number.isSafeInteger(n) && n >= 1, { error: 'a whole number >= 1' })
       .optional(),
-    window: duration().optional(),
+    window: durationInput().optional(),
     algorithm: algorithmSchema.optional(),
     key: keySchema.optional(),
     name: nameSchema.optional(),

@@ -1,3 +1,4 @@
+import { callHook, hookFailed } from '../../guarded-call.js'
 import type { StoreMetrics } from '../../metrics/store-metrics.js'
 import { CallFailure, type Settled } from './deadlines.js'
 
@@ -44,8 +45,8 @@ export interface FailureReportParts<E> {
 
 /**
  * How a remote store reports a failed call, once per failure: a timeout or a connection error opens the
- * circuit, the failure is counted, and `onError` is told. A hook that throws is ignored: it must not turn a
- * decision into a rejection (nor break a loop that syncs).
+ * circuit, the failure is counted, and `onError` is told. A hook that throws or rejects is ignored (a process
+ * warning, once): it must not turn a decision into a rejection, break a loop that syncs, nor end the process.
  *
  * @example
  * const report = failureReporter({ circuit, metrics, onError: options.onError })
@@ -53,14 +54,10 @@ export interface FailureReportParts<E> {
  */
 export function failureReporter<E>(parts: FailureReportParts<E>): (failure: CallFailure, event: E) => void {
   const { circuit, metrics, onError } = parts
+  const failed = hookFailed('onError')
   return (failure, event) => {
     if (failure.outage) circuit.trip()
     metrics?.failed(failure)
-    if (!onError) return
-    try {
-      onError(failureError(failure), event)
-    } catch {
-      // ignored: see above
-    }
+    if (onError) callHook(onError, failed, failureError(failure), event)
   }
 }

@@ -1,4 +1,4 @@
-import { consumeAll } from '../../consume-all.js'
+import { consumeItems } from '../../consume-all.js'
 import type { StoreMetrics } from '../../metrics/store-metrics.js'
 import type { Algorithm, ConsumeItem, Decision, Store } from '../../types.js'
 
@@ -106,7 +106,7 @@ export function failModeDecisions(options: FailModeOptions): FailModeDecisions {
       if (failMode === 'closed') {
         return Promise.resolve(items.map((i) => closedDecision(i.algorithm, closedRetryAfterMs)))
       }
-      return consumeAll(fallback!, items, now).then((ds) => ds.map((d) => tagged(d, 'fallback')))
+      return consumeItems(fallback!, items, now).then((ds) => ds.map((d) => tagged(d, 'fallback')))
     },
     refund(algorithm, key, cost, now) {
       if (failMode !== 'fallback') return Promise.resolve()

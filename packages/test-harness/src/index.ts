@@ -1,10 +1,6 @@
-export {
-  type AlgorithmCase,
-  algorithmCases,
-  everyAlgorithm,
-  exactnessCases,
-  quotaAlgorithm,
-} from './algorithms.js'
+// Floodgate's own test harness (private): the servers its tests start, forked fleets, failure load, a recording
+// metrics sink. What a store author or an app's tests need is `@floodgate/testing`.
+export { everyAlgorithm, exactnessCases } from './algorithms.js'
 export {
   exited,
   killOnExit,
@@ -13,7 +9,6 @@ export {
   serverProcess,
   waitFor,
 } from './child-processes.js'
-export { describeStoreConformance, type StoreFactory } from './conformance.js'
 export {
   byFailMode,
   expectBoundedAndHonoured,
@@ -33,19 +28,9 @@ export { fireAtOnce } from './fire.js'
 export type { FireMessage, FireOrder, FireReport } from './fire-child.js'
 export { bundleFixture, type FixtureBundle, type Fleet, forkFixture } from './fork-fixture.js'
 export { freePort } from './free-port.js'
-export { seededRandom } from './random.js'
 export { type RecordingSink, recordingSink, seriesKey } from './recording-sink.js'
 export { type RedisCluster, startRedisCluster } from './redis-cluster.js'
 export { type RedisServer, startRedis } from './redis-server.js'
-export { sharedRedisStoreFactory } from './redis-store-factory.js'
-export {
-  agreeOnRandomOperation,
-  type RandomOperation,
-  type ReferenceModel,
-  referenceModel,
-} from './reference-model.js'
+export { type StoreFactory, sharedRedisStoreFactory } from './redis-store-factory.js'
 export { requestInfo } from './request-info.js'
 export { pingRedis, requireSharedRedis, SHARED_REDIS } from './shared-redis.js'
-export { type Vector, type VectorStep, vectors } from './vectors.js'
-export { type VirtualClock, virtualClock } from './virtual-clock.js'
-export { type VirtualTimers, virtualTimers } from './virtual-timers.js'

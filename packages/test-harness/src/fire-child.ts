@@ -1,7 +1,9 @@
 // The forked side of the exactness tests: a separate "API server" that takes orders over IPC. Imported by
-// fixtures (`@floodgate/testkit/fire-child`), which are bundled and forked; nothing here imports vitest.
+// fixtures (`@floodgate/test-harness/fire-child`), which are bundled and forked; nothing here imports vitest.
 import type { Algorithm, AlgorithmKind, Decision } from '@floodgate/core'
-import { quotaAlgorithm } from './algorithms.js'
+// The algorithms alone, from their source: the package's index brings vitest along, which a forked child does
+// not run under.
+import { quotaAlgorithm } from '../../testing/src/algorithms.js'
 
 /** What one order asks a child to fire: `requests` decisions at once, on a `limit` of `kind` (see `quotaAlgorithm`). */
 export interface FireOrder {

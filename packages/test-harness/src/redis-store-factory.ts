@@ -1,10 +1,18 @@
 import type { Store } from '@floodgate/core'
 import { Redis, type RedisOptions } from 'ioredis'
-import type { StoreFactory } from './conformance.js'
 import { requireSharedRedis } from './shared-redis.js'
 
+/** How a test gets (and gets rid of) a store; `testStore` (from `@floodgate/testing`) takes it as it is. */
+export interface StoreFactory {
+  create(): Store | Promise<Store>
+  /** @default (store) => store.close() */
+  destroy?(store: Store): void | Promise<void>
+  /** Random sequences per algorithm, when the factory is given to `testStore`. */
+  sequences?: number
+}
+
 /**
- * A conformance factory for a store on the shared Redis (127.0.0.1:6379): its own client (closed with the
+ * A factory for a store on the shared Redis (127.0.0.1:6379): its own client (closed with the
  * store), a database of the tests' own (never flushed), and a key prefix unique to the run.
  *
  * @example sharedRedisStoreFactory({ name: 'conformance', createStore: (client, prefix) => new RedisStore({ client, prefix }) })

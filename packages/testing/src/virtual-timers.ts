@@ -6,9 +6,23 @@ interface MovableClock {
 
 /** Timers that fire only when a test moves its virtual clock: `set`, `clear`, then `advance`. */
 export interface VirtualTimers {
+  /**
+   * Call `fn` once the clock has moved `ms` forward (at once on the next `advance` when `ms` <= 0); returns
+   * a handle for `clear`.
+   * @example const handle = timers.set(() => expired.push(id), 5000)
+   */
   set(fn: () => void, ms: number): unknown
+  /**
+   * Forget a timer that has not fired.
+   * @example timers.clear(handle)
+   */
   clear(handle: unknown): void
-  /** Move the clock forward by `ms`, firing each timer that falls due at its own time, in order. */
+  /**
+   * Move the clock forward by `ms`, firing each timer that falls due on the way at its own time, in order.
+   * A negative `ms` moves the clock back and every pending timer with it: a timer due in 50 ms is still due
+   * in 50 ms.
+   * @example timers.advance(10_000)
+   */
   advance(ms: number): void
   /** How many timers are waiting to fire. */
   readonly pending: number
@@ -39,6 +53,11 @@ export function virtualTimers(clock: MovableClock): VirtualTimers {
     },
     advance(ms) {
       const end = clock.now() + ms
+      if (ms < 0) {
+        for (const timer of due.values()) timer.at += ms
+        clock.set(end)
+        return
+      }
       for (let entry = nextDue(); entry && entry[1].at <= end; entry = nextDue()) {
         due.delete(entry[0])
         if (entry[1].at > clock.now()) clock.set(entry[1].at)
