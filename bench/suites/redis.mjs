@@ -681,7 +681,7 @@ async function main() {
       `${goal.atLeastOneCommand ? 'met' : 'NOT met'}; the block cache at least 10x the uncached refusal rate: ` +
       `${goal.blockCache10x ? 'met' : 'NOT met'} (${fmtRatio(blocked.yes[256].median / blocked.no[256].median)}). ` +
       'One in flight, the batched sliding window counter over the same with `batch: false` (a decision alone in ' +
-      `its tick is sent at once, as before): ${fmtRatio(alone('ioredis'))} on ioredis, ` +
+      `its turn of the event loop is sent at its end, as its own script): ${fmtRatio(alone('ioredis'))} on ioredis, ` +
       `${fmtRatio(alone('node-redis'))} on node-redis (the CPU instructions of the two, counted: ` +
       '`node bench/suites/redis/client-count.mjs`).',
     '',

@@ -5,13 +5,22 @@
 //   node bench/suites/redis/client-count.mjs                      # Floodgate (batched and not) and rate-limit-redis
 //   node bench/suites/redis/client-count.mjs --before <index.js>  # also another build of @floodgate/redis
 //   node bench/suites/redis/client-count.mjs --in-flight 256      # one concurrency only
+//   node bench/suites/redis/client-count.mjs --decisions 4000,12000  # shorter runs (default 20000,60000)
 
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { hasValgrind, instructionsPerOperation } from '../../lib/instructions.mjs'
 import { startPrivateRedis } from '../../lib/redis-server.mjs'
 
-const { values } = parseArgs({ options: { before: { type: 'string' }, 'in-flight': { type: 'string' } } })
+const { values } = parseArgs({
+  options: {
+    before: { type: 'string' },
+    'in-flight': { type: 'string' },
+    decisions: { type: 'string' },
+  },
+})
+/** The two runs' decisions (their difference is what is counted). */
+const [small, large] = (values.decisions ?? '20000,60000').split(',').map(Number)
 const inFlights = (values['in-flight'] ?? '1,256').split(',')
 const contenders = [
   ...(values.before ? [`floodgate@${values.before}`] : []),
@@ -28,8 +37,8 @@ try {
     const counts = {}
     for (const id of contenders) {
       counts[id] = instructionsPerOperation(loop, [id, String(redis.port), inFlight], {
-        small: 20_000,
-        large: 60_000,
+        small,
+        large,
       })
       const label = id.startsWith('floodgate@') ? 'floodgate (--before build)' : id
       console.log(`${inFlight} in flight, ${label}: ${Math.round(counts[id])} instructions per decision`)
