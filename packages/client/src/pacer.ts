@@ -11,6 +11,13 @@ const count = requiredNumber(0)
 export const MAX_ORIGINS = 1_000
 
 /**
+ * The longest origin a pacer remembers: longer than any real one (a DNS name has at most 253 characters), so
+ * an origin longer than this is never paced, and a pacer holds at most 1,000 origins of at most 300
+ * characters each, whatever URLs it is given.
+ */
+export const MAX_ORIGIN_LENGTH = 300
+
+/**
  * How long to hold back the next request after a response, from what it said: until the reset of a policy
  * at `remaining` 0; when a policy has a few left (at most `paceRemaining`), the reset shared among them
  * (`resetMs / (remaining + 1)`), so they spread out instead of running into the wall; at least
@@ -59,7 +66,7 @@ export function createPacer({ paceRemaining, maxDelayMs }: PacerOptions): Pacer 
     },
     observe(origin, info, now) {
       const rest = restAfter(info, paceRemaining)
-      if (rest === undefined) return
+      if (rest === undefined || origin.length > MAX_ORIGIN_LENGTH) return
       until.delete(origin)
       if (rest <= 0) return
       if (until.size >= MAX_ORIGINS) makeRoom(now)

@@ -44,7 +44,7 @@ export {
   type ShedMetrics,
   type StoreMetrics,
 } from './metrics/index.js'
-export { ownCopy } from './store-keys/own-copy.js'
+export { cacheKeyOf, MAX_KEPT_KEY_LENGTH, MAX_KEPT_STORE_KEY_LENGTH, ownCopy } from './store-keys/own-copy.js'
 export { sha256Text } from './store-keys/sha256.js'
 export {
   boundKeyPart,

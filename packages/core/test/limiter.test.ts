@@ -143,7 +143,8 @@ describe('step: the pure form', () => {
 
 // Regression: public functions took wrong arguments silently. `limiter.consume('k', 5)` (a cost where the
 // options object belongs) charged 1; `consumeAll` took any items (a negative cost, an empty key) to the store;
-// `mostRestrictive` of something not an array answered undefined. Each now fails at the call, naming what was
+// `step` with a time of NaN answered a decision of NaNs; `mostRestrictive` of something not an array answered
+// undefined. Each now fails at the call, naming what was
 // expected, as an invalid option does.
 describe('arguments are checked at the call', () => {
   const algorithm = fixedWindow({ limit: 10, window: '1m' })
@@ -186,6 +187,16 @@ describe('arguments are checked at the call', () => {
     await expect(consumeAll(store, [item], Number.NaN)).rejects.toThrow(refused('consumeAll.now'))
     // Nothing reached the store, and a good call goes through.
     expect((await consumeAll(store, [item]))[0]!.remaining).toBe(9)
+  })
+
+  it('step checks its algorithm, state, time and cost', () => {
+    const refused = (option: string) =>
+      expect.objectContaining({ code: 'ERR_FLOODGATE_INVALID_OPTION', option })
+    expect(() => step(algorithm, undefined, Number.NaN)).toThrow(refused('step.now'))
+    expect(() => step(algorithm, undefined, 0, -1)).toThrow(refused('step.cost'))
+    expect(() => step(algorithm, 'state' as never, 0)).toThrow(refused('step.state'))
+    expect(() => step({ limit: 10 } as never, undefined, 0)).toThrow(refused('step.algorithm'))
+    expect(step(algorithm, undefined, 0).decision.remaining).toBe(9)
   })
 
   it('mostRestrictive refuses what is not an array of decisions', () => {

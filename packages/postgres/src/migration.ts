@@ -1,3 +1,4 @@
+import { RateLimitConfigError } from '@floodgate/core'
 import { parseOptions } from '@floodgate/core/internal'
 import { z } from 'zod'
 import { daysFromCivilSql } from './sql/calendar-quota.js'
@@ -84,6 +85,14 @@ export interface Queryable {
  * @example await migrate(pool, { schema: 'rate_limits', unlogged: true })
  */
 export async function migrate(pool: Queryable, options: MigrationOptions = {}): Promise<void> {
+  if (typeof (pool as Partial<Queryable> | null)?.query !== 'function') {
+    throw new RateLimitConfigError(
+      'ERR_FLOODGATE_INVALID_OPTION',
+      'migrate.pool',
+      pool,
+      'a pg Pool or Client (an object with query)',
+    )
+  }
   const sql = migrationSql(options)
   try {
     await pool.query(sql)

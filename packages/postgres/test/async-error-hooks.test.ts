@@ -5,7 +5,7 @@
 import { fixedWindow } from '@floodgate/core'
 import { watchUnhandled } from '@floodgate/test-harness'
 import { afterAll, describe, expect, it } from 'vitest'
-import { PostgresStore } from '../src/index.js'
+import { migrate, PostgresStore } from '../src/index.js'
 import { sharedPool, testSchemaName } from './helpers/database.js'
 
 const unhandled = watchUnhandled()
@@ -35,5 +35,14 @@ describe('PostgresStore: an async onError that rejects', () => {
     expect(calls).toBeGreaterThanOrEqual(1)
     expect(unhandled).toEqual([])
     await store.close()
+  })
+})
+
+describe('migrate', () => {
+  it('refuses a pool that is not one, at the call, naming it', async () => {
+    await expect(migrate(undefined as never)).rejects.toThrow(
+      expect.objectContaining({ code: 'ERR_FLOODGATE_INVALID_OPTION', option: 'migrate.pool' }),
+    )
+    await expect(migrate({ connect() {} } as never)).rejects.toThrow(/a pg Pool or Client/)
   })
 })

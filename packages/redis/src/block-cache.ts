@@ -1,4 +1,5 @@
 import type { Algorithm, ConsumeItem } from '@floodgate/core'
+import { MAX_KEPT_STORE_KEY_LENGTH } from '@floodgate/core/internal'
 import type { RedisDecision } from './wire.js'
 
 /** The keys a block cache asked for with `blockCache: true` keeps. */
@@ -19,7 +20,9 @@ interface Entry {
  * A bounded local cache of refused keys: once Redis refuses a key, further requests for it (of at least the
  * same cost) are refused here, with no round trip, until just before its `retryAfterMs` has passed. It
  * refuses 1 ms less than Redis said (Redis rounds its waits up to a whole ms) and counts from when the
- * request was sent, so it never refuses longer than Redis would. When full, the oldest entry is dropped.
+ * request was sent, so it never refuses longer than Redis would. When full, the oldest entry is dropped. A
+ * Redis key longer than `MAX_KEPT_STORE_KEY_LENGTH` (256) characters is never kept (Redis decides it every
+ * time), so an entry holds under 1 KB whatever keys callers send: at most `maxKeys` of them.
  */
 export class BlockCache {
   private readonly entries = new Map<string, Entry>()
@@ -70,7 +73,7 @@ export class BlockCache {
     injected: boolean,
   ): void {
     const hold = decision.retryAfterMs - 1
-    if (hold <= 0 || cost > algorithm.limit) return
+    if (hold <= 0 || cost > algorithm.limit || key.length > MAX_KEPT_STORE_KEY_LENGTH) return
     if (this.entries.size >= this.maxKeys && !this.entries.has(key)) {
       const oldest = this.entries.keys().next().value
       if (oldest !== undefined) this.entries.delete(oldest)

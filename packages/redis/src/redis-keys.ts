@@ -1,15 +1,17 @@
 import type { Algorithm } from '@floodgate/core'
-import { ownCopy } from '@floodgate/core/internal'
+import { MAX_KEPT_STORE_KEY_LENGTH, ownCopy } from '@floodgate/core/internal'
 import { redisKey } from './redis-key.js'
 
 /** How many Redis keys a store keeps built per algorithm; past it, it starts again from none. */
-const KEPT = 4096
+export const KEPT_REDIS_KEYS = 4096
 
 /**
  * The Redis keys of the store keys seen lately, per algorithm: a client's next decision finds its key built.
  * Building one (`prefix:{key}:algorithm`, after checking and encoding the key) costs more than looking it up,
  * and the string in pieces it makes is joined into one by the client before it is written, on every call.
- * Each is kept as a string of its own (`ownCopy`), so a key cut from a long string keeps nothing else alive.
+ * Each is kept as a string of its own (`ownCopy`), so a key cut from a long string keeps nothing else alive; a
+ * key longer than `MAX_KEPT_STORE_KEY_LENGTH` (256) characters is built every time and never kept. So the cache
+ * holds at most 4,096 keys per algorithm, each pair of strings under 1.2 KB, whatever keys callers send.
  */
 export class RedisKeys {
   private readonly byAlgorithm = new Map<string, Map<string, string>>()
@@ -23,7 +25,8 @@ export class RedisKeys {
     let kept = algorithm === this.lastAlgorithm ? this.last : this.keptOf(algorithm)
     let rkey = kept!.get(key)
     if (rkey !== undefined) return rkey
-    if (kept!.size >= KEPT) {
+    if (key.length > MAX_KEPT_STORE_KEY_LENGTH) return redisKey(this.prefix, key, algorithm.id)
+    if (kept!.size >= KEPT_REDIS_KEYS) {
       kept = new Map()
       this.byAlgorithm.set(algorithm.id, kept)
       this.lastAlgorithm = algorithm

@@ -82,6 +82,22 @@ for (const name of CLIENT_NAMES)
       expect((await store.consume(algorithm, 'k', 1, T0 + 60_000)).allowed).toBe(true)
     })
 
+    it('keeps no key over 256 characters: Redis decides it every time, and decides it right', async () => {
+      const store = new RedisStore({ client, prefix: testPrefix(`${name}-long`), blockCache: true })
+      const algorithm = fixedWindow({ limit: 1, window: '1m' })
+      const long = `{${'k'.repeat(300)}}`
+      const short = `{${'k'.repeat(200)}}`
+      for (const key of [long, short]) {
+        expect(await store.consume(algorithm, key, 1, T0)).toMatchObject({ allowed: true })
+        expect(await store.consume(algorithm, key, 1, T0)).toMatchObject({ allowed: false, source: 'redis' })
+      }
+      expect(await store.consume(algorithm, long, 1, T0)).toMatchObject({ allowed: false, source: 'redis' })
+      expect(await store.consume(algorithm, short, 1, T0)).toMatchObject({
+        allowed: false,
+        source: 'block-cache',
+      })
+    })
+
     it('never refuses what Redis would allow: random differential against the uncached store', async () => {
       const algorithms = [
         fixedWindow({ limit: 3, window: '1s' }),

@@ -74,7 +74,10 @@ describe('SyncedStore: options and algorithms', () => {
       [{ store, processes: 0 }, /`SyncedStore.processes` to be 'auto' or a whole number >= 1, got 0/],
       [{ store, offline: 'open' }, /`SyncedStore.offline` to be 'share' or 'limit', got 'open'/],
       [{ store, timers: {} }, /`SyncedStore.timers`/],
-      [{ store, syncevery: '50ms' }, /`SyncedStore.syncevery` to be one of the known options/],
+      [
+        { store, syncevery: '50ms' },
+        /`SyncedStore.syncevery` to be a known option, got '50ms' \(string\)\. Did you mean `syncEvery`\?/,
+      ],
     ]
     for (const [options, message] of bad) {
       expect(() => new SyncedStore(options as never)).toThrow(RateLimitConfigError)

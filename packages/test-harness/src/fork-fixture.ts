@@ -22,7 +22,8 @@ function packageDirOf(file: string): string {
   return dir
 }
 
-const coreSource = (entry: string) => fileURLToPath(new URL(`../../core/src/${entry}.ts`, import.meta.url))
+const source = (pkg: string, entry = 'index') =>
+  fileURLToPath(new URL(`../../${pkg}/src/${entry}.ts`, import.meta.url))
 
 /**
  * Bundle a fixture (a `.ts` file of a package's tests, forked as separate Node processes): its `@floodgate/*`
@@ -48,8 +49,12 @@ export async function bundleFixture(options: { entry: URL; external: string[] })
     external: options.external,
     esbuildOptions(esbuild) {
       esbuild.alias = {
-        '@floodgate/core/internal': coreSource('internal'),
-        '@floodgate/core': coreSource('index'),
+        '@floodgate/core/internal': source('core', 'internal'),
+        '@floodgate/core': source('core'),
+        '@floodgate/redis': source('redis'),
+        '@floodgate/express': source('express'),
+        '@floodgate/fastify': source('fastify'),
+        '@floodgate/koa': source('koa'),
       }
     },
     config: false,

@@ -169,3 +169,29 @@ describe.each(drivers)('$name', (driver) => {
     },
   )
 })
+
+describe.each(drivers)('loadShedder on $name, with an overload signal of its own that fails', (driver) => {
+  const open = openApps()
+
+  it.each([
+    [
+      'throws',
+      () => {
+        throw new Error('probe broke')
+      },
+    ],
+    ['answers a promise', async () => 5_000],
+  ] as const)(
+    'a signal whose delayMs %s sheds nothing on its account; the server goes on',
+    async (_how, delayMs) => {
+      const a = open(
+        await driver.createApp({
+          degradation: { loadShedder: { maxEventLoopDelay: 100, overload: { delayMs, close: () => {} } } },
+        }),
+      )
+      expect(await statusesOf(a, 3)).toEqual([200, 200, 200])
+      await settled()
+      expect(unhandled).toEqual([])
+    },
+  )
+})

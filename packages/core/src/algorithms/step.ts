@@ -1,5 +1,17 @@
+import { z } from 'zod'
+import { isCost } from '../cost.js'
 import type { Algorithm, Decision } from '../types.js'
+import { algorithmSchema, parseOptions } from '../validate.js'
 import { boundDelay } from './bounded-delay.js'
+
+const argumentsSchema = z.object({
+  algorithm: algorithmSchema,
+  state: z
+    .array(z.number({ error: 'a number' }), { error: 'a state from an earlier step, or undefined' })
+    .optional(),
+  now: z.number({ error: 'a time in ms (a finite number)' }).finite(),
+  cost: z.custom<number>(isCost, { error: 'a finite number >= 0' }),
+})
 
 /** The result of one pure step: the new state, the decision and how long the state must be kept. */
 export interface StepResult {
@@ -23,6 +35,7 @@ export function step(
   now: number,
   cost = 1,
 ): StepResult {
+  parseOptions(argumentsSchema, { algorithm, state, now, cost }, 'step')
   const buffer = new Float64Array(algorithm.stateSize)
   if (state) buffer.set(state)
   const decision = algorithm.consume(buffer, 0, now, cost)

@@ -1,4 +1,5 @@
 import { toMs } from '../duration.js'
+import { cacheKeyOf } from '../store-keys/own-copy.js'
 import { sha256Text128 } from '../store-keys/sha256.js'
 import { callAppFunction, FunctionFailure, invalidKeyValue } from './app-functions.js'
 import { RateLimitRequestError } from './errors.js'
@@ -49,7 +50,6 @@ export interface PlanResolver<N> {
 }
 
 const NO_STORE = { 'cache-control': 'no-store' }
-const MAX_PARTITIONS = 10_000
 
 /** Compile the plan resolver of a limiter with `plans`. */
 export function compilePlanResolver<N>(parts: {
@@ -66,17 +66,14 @@ export function compilePlanResolver<N>(parts: {
     timeoutMs: toMs(o.planTimeout)!,
     now,
   })
-  // Recent keys' plans and callers (the SHA-256 of the key, the store keys): hashed once, no object made per
-  // request. A cached answer keeps its caller too, so a request whose plan is cached looks up one map.
-  const resolved = new Map<string, PlanOfRequest>()
-  const ofKey = (apiKey: string, plan: string): PlanOfRequest => {
-    const known = resolved.get(apiKey)
-    if (known !== undefined && known.plan === plan) return known
-    const result = { plan, partition: known?.partition ?? `apikey:${sha256Text128(apiKey)}`, keys: [] }
-    if (known === undefined && resolved.size >= MAX_PARTITIONS) resolved.delete(resolved.keys().next().value!)
-    resolved.set(apiKey, result)
-    return result
-  }
+  // A key's caller (the SHA-256 of the key, its store keys once built) is kept in its cached answer, so a
+  // request whose plan is cached derives nothing again; nothing else is kept per key (\`planCache: false\`
+  // keeps nothing, and each request hashes its key anew).
+  const ofKey = (apiKey: string, plan: string): PlanOfRequest => ({
+    plan,
+    partition: `apikey:${sha256Text128(apiKey)}`,
+    keys: [],
+  })
   const answer = (
     status: number,
     body: string,
@@ -139,10 +136,11 @@ export function compilePlanResolver<N>(parts: {
       return ip === undefined ? NO_ADDRESS : { plan: anonymous, partition: `ip:${ip}`, keys: [] }
     }
     const key = apiKey
-    const known = lookup.known(key)
+    const cacheKey = cacheKeyOf(key)
+    const known = lookup.known(cacheKey)
     if (known === undefined) {
       return new PlanLookupNeeded(() =>
-        Promise.resolve(lookup.answer(key, info.native)).then((r) => fromAnswer(r, key, info)),
+        Promise.resolve(lookup.answer(key, cacheKey, info.native)).then((r) => fromAnswer(r, key, info)),
       )
     }
     return known instanceof Promise
@@ -156,7 +154,7 @@ export function compilePlanResolver<N>(parts: {
       return value instanceof Promise ? value.then((v) => withKey(v, info, ip)) : withKey(value, info, ip)
     },
     async planOfKey(apiKey) {
-      const result = await lookup.answer(apiKey, undefined as N)
+      const result = await lookup.answer(apiKey, cacheKeyOf(apiKey), undefined as N)
       if ('error' in result) throw result.error
       if (result.plan === undefined || !Object.hasOwn(o.plans!, result.plan)) return undefined
       return ofKey(apiKey, result.plan)

@@ -1,13 +1,15 @@
 import { callHook, hookFailed } from '../guarded-call.js'
 import type { RequestInfo } from './request-info.js'
+import { MAX_WARNED_CODES, warningCode } from './warnings.js'
 
 /** Reports one failure on a request: to `onError`, or a process warning once per code. */
 export type Reporter<N> = (error: unknown, info: RequestInfo<N> | undefined) => void
 
 /**
  * Compile how failures are reported. With `onError`, every failure goes to it (a hook that throws or rejects
- * is ignored, with a process warning once: it must not fail the request, nor end the process). Without it, the first failure of each code is a process warning
- * and later ones are silent.
+ * is ignored, with a process warning once: it must not fail the request, nor end the process). Without it,
+ * the first failure of each code is a process warning and later ones are silent (for at most
+ * `MAX_WARNED_CODES` codes, each a short string: see `warningCode`).
  */
 export function compileReport<N>(
   onError: ((error: unknown, req: N, info: RequestInfo<N>) => void) | undefined,
@@ -18,8 +20,8 @@ export function compileReport<N>(
   }
   const reported = new Set<string>()
   return (error) => {
-    const code = (error as { code?: string } | null)?.code ?? 'ERR_FLOODGATE_STORE_FAILED'
-    if (reported.has(code)) return
+    const code = warningCode(error)
+    if (reported.has(code) || reported.size >= MAX_WARNED_CODES) return
     reported.add(code)
     const emit = (globalThis as { process?: { emitWarning?: (m: string, o: object) => void } }).process
       ?.emitWarning

@@ -22,15 +22,31 @@ export type WarningCode = (typeof WARNINGS)[WarningName]
 /** Where every code is explained, with its cause and fix. */
 export const ERRORS_DOC = 'docs/errors.md'
 
+/**
+ * The most codes a record of warnings raised keeps (the process-wide one here, each `onError`-less limiter's
+ * in `report.ts`): past it, a new code is not warned about. A code is a string of at most
+ * {@link MAX_CODE_LENGTH} characters; any other is reported under {@link FALLBACK_CODE}. So an error whose
+ * code a client shapes cannot make such a record grow.
+ */
+export const MAX_WARNED_CODES = 64
+export const MAX_CODE_LENGTH = 64
+export const FALLBACK_CODE = 'ERR_FLOODGATE_STORE_FAILED'
+
+/** The code a warning about `error` is raised under: its own when it is a short string, else the fallback. */
+export function warningCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && code.length <= MAX_CODE_LENGTH ? code : FALLBACK_CODE
+}
+
 const raised = new Set<string>()
 
 /**
  * Emit a process warning once per process and code, or per `once` when given (one warning of a code per hook,
- * say); a no-op where there is no `process`, as in a browser.
+ * say), for at most {@link MAX_WARNED_CODES} of them; a no-op where there is no `process`, as in a browser.
  */
 export function warnOnce(code: string, message: string, once = code): void {
   const seen = once === code ? code : `${code} ${once}`
-  if (raised.has(seen)) return
+  if (raised.has(seen) || raised.size >= MAX_WARNED_CODES) return
   raised.add(seen)
   const emit = (globalThis as { process?: { emitWarning?: (m: string, o: object) => void } }).process
     ?.emitWarning

@@ -7,6 +7,8 @@ import {
   type RateLimitOptions,
   type RequestInfo,
 } from '../../src/index.js'
+import { sha256Text128 } from '../../src/store-keys/sha256.js'
+import { encodeKeyPart } from '../../src/store-keys/store-key.js'
 
 // The API gateway's usage plan example: "free-tier": rate 10 req/s, burst 50, quota 10,000/day.
 const START = Date.UTC(2026, 2, 14, 6) // a Saturday, 06:00 UTC
@@ -367,6 +369,36 @@ describe('usage plans', () => {
     const uncached = setup({ planCache: false })
     for (let i = 0; i < 3; i++) await uncached.send('key-free')
     expect(uncached.lookups).toEqual(['key-free', 'key-free', 'key-free'])
+  })
+
+  it('planCache keeps a key over 128 characters as its digest: cached as any other, never another key’s answer', async () => {
+    const long = `pro-${'k'.repeat(15_000)}`
+    const { send, lookups } = setup({
+      planOf: (apiKey: string) => {
+        lookups.push(apiKey.slice(0, 8))
+        return apiKey === long ? 'pro' : undefined
+      },
+    })
+    expect(await send(long)).toMatchObject({ allowed: true, plan: 'pro' })
+    expect(await send(long)).toMatchObject({ allowed: true, plan: 'pro' })
+    expect(lookups).toEqual(['pro-kkkk'])
+    // A key spelled like a digest, or the long key with one character changed, has an answer of its own.
+    const forgeries = [`%H${sha256Text128(encodeKeyPart(long))}`, `${long}x`, long.replace('pro-', 'pre-')]
+    for (const forged of forgeries) expect(await send(forged)).toMatchObject({ allowed: false, status: 403 })
+    expect(lookups).toHaveLength(4)
+  })
+
+  it('planCache: false keeps no answer: each request asks planOf, a long key too', async () => {
+    const long = `free-${'k'.repeat(1_000)}`
+    const { send, lookups } = setup({
+      planCache: false,
+      planOf: (apiKey: string) => {
+        lookups.push(apiKey)
+        return 'free'
+      },
+    })
+    for (let i = 0; i < 3; i++) expect(await send(long)).toMatchObject({ allowed: true, plan: 'free' })
+    expect(lookups).toEqual([long, long, long])
   })
 
   it('a key whose plan changes keeps its quota used this period, on the new plan’s limits, and no other key’s', async () => {

@@ -1,4 +1,5 @@
 import { monotonicClock } from '../../clocks/monotonic-clock.js'
+import { guardedCall, HookFailure, hookFailed } from '../../guarded-call.js'
 import { compileReport } from '../../http/report.js'
 import type { RequestInfo } from '../../http/request-info.js'
 import { createShedMetrics } from '../../metrics/gate-metrics.js'
@@ -13,6 +14,21 @@ import type { LoadShedderOptions } from './options.js'
 import { loadShedderSchema } from './schema.js'
 import { shedLevel } from './shed-level.js'
 import { inFlightBounds } from './thresholds.js'
+
+const delayOf = (signal: OverloadSignal): unknown => signal.delayMs()
+const overloadFailed = hookFailed('overload')
+
+/**
+ * The signal's delay, read through the guard: a signal of the app's that throws (or answers something other
+ * than a number) reads as no delay, with a process warning once, and sheds nothing on its account.
+ */
+function readDelay(signal: OverloadSignal): number {
+  const delay = guardedCall(delayOf, signal)
+  if (typeof delay === 'number') return delay
+  if (delay instanceof HookFailure) overloadFailed(delay.error)
+  else overloadFailed(new TypeError(`delayMs() answered ${typeof delay}, not a number of ms`))
+  return 0
+}
 
 /** A {@link Gate} with a look at its load. */
 export interface LoadShedder<N = any> extends Gate<N> {
@@ -60,7 +76,7 @@ export function createLoadShedder<N = any>(options: LoadShedderOptions<N>): Load
     if (gone()) return { kind: 'gone', priority }
     const now = clock()
     if (level && signal) {
-      level.update(signal.delayMs(), now)
+      level.update(readDelay(signal), now)
       const wait = level.retryMs(index)
       if (wait > 0) {
         metrics?.shed(index, 'event_loop_delay')
