@@ -52,9 +52,9 @@ app.get('/health', (_req, res) => {
 app.get('/', limit(), (_req, res) => {
   res.json({ hello: 'world' })
 })
-// req.rateLimit is what the limiter decided: one decision per policy.
+// req.rateLimit is what the limiter decided: where each policy stands.
 app.get('/me', limit(), (req, res) => {
-  const remaining = Object.fromEntries(req.rateLimit.decisions.map((d) => [d.policy, d.remaining]))
+  const remaining = Object.fromEntries(req.rateLimit.policies.map((p) => [p.policy, p.remaining]))
   res.json({ user: req.user?.id ?? null, remaining })
 })
 app.post('/reports', limit(perReport), (req, res) => {

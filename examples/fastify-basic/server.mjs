@@ -48,10 +48,10 @@ app.get('/health', { config: { rateLimit: false } }, async () => ({ ok: true }))
 
 app.get('/', async () => ({ hello: 'world' }))
 
-// request.rateLimit is what the limiter decided: one decision per policy.
+// request.rateLimit is what the limiter decided: where each policy stands.
 app.get('/me', async (request) => ({
   user: request.user?.id ?? null,
-  remaining: Object.fromEntries(request.rateLimit.decisions.map((d) => [d.policy, d.remaining])),
+  remaining: Object.fromEntries(request.rateLimit.policies.map((p) => [p.policy, p.remaining])),
 }))
 
 // The expensive route: its own policies replace the app's. It lists 'ip' and 'user' too and names the app's

@@ -54,9 +54,9 @@ router.get('/health', (ctx) => {
 router.get('/', limit(), (ctx) => {
   ctx.body = { hello: 'world' }
 })
-// ctx.state.rateLimit is what the limiter decided: one decision per policy.
+// ctx.state.rateLimit is what the limiter decided: where each policy stands.
 router.get('/me', limit(), (ctx) => {
-  const remaining = Object.fromEntries(ctx.state.rateLimit.decisions.map((d) => [d.policy, d.remaining]))
+  const remaining = Object.fromEntries(ctx.state.rateLimit.policies.map((p) => [p.policy, p.remaining]))
   ctx.body = { user: ctx.state.user?.id ?? null, remaining }
 })
 router.post('/reports', limit(perReport), (ctx) => {

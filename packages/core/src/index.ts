@@ -22,6 +22,7 @@ export { COST_PRECISION } from './cost.js'
 export * from './degradation/index.js'
 export type { Duration, DurationUnit } from './duration.js'
 export { RateLimitConfigError, RateLimitCostError, type RateLimitErrorCode } from './errors.js'
+export type { Answer, HttpAnswer, PassAnswer } from './http/answer.js'
 export { RateLimitRequestError, type RateLimitRequestErrorCode } from './http/errors.js'
 export { createRateLimitHandler, type RateLimitHandler } from './http/handler.js'
 export type { HeaderMode, HeadersOption } from './http/headers.js'
@@ -36,7 +37,7 @@ export type {
   RouteTierOptions,
   WarningOptions,
 } from './http/options/types.js'
-export type { Outcome } from './http/outcome.js'
+export type { Outcome, PolicyUsage, RequestRateLimit } from './http/outcome.js'
 export type { ProxyTrust, RequestInfo } from './http/request-info.js'
 export type { ResponseFormat } from './http/responses.js'
 export type { Usage, UsageReport } from './http/usage.js'

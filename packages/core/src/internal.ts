@@ -12,9 +12,17 @@ export { parseDuration, toMs } from './duration.js'
 export { describeValue } from './errors.js'
 export { callHook, guardedCall, HookFailure, hookFailed } from './guarded-call.js'
 export { type AllowList, compileAllowList, parseRange } from './http/allow-list.js'
-export { compileHeaders, type HeaderWriter, headerModes, resetMsOf, seconds } from './http/headers.js'
+export { retryAfterSeconds, seconds } from './http/answer.js'
+export { compileHeaders, type HeaderWriter, headerModes, resetMsOf } from './http/headers.js'
 export { ipKey, type ParsedIp, parseIp } from './http/ip.js'
 export { keyValueText, routeText } from './http/key-spec.js'
+export {
+  enterGate,
+  gateMiddlewares,
+  setHeaders,
+  writeAnswer,
+  writeOutcome,
+} from './http/node-response.js'
 export { RATE_LIMIT_DEFAULTS } from './http/options/defaults.js'
 export { mergeRateLimitOptions, routeRateLimitOptions } from './http/options/merge.js'
 export { defaultName, type ParsedRateLimitOptions, rateLimitOptionsSchema } from './http/options/schema.js'

@@ -1,18 +1,22 @@
 import {
   createRateLimitHandler,
   type Outcome,
-  type ProxyTrust,
   type RateLimitHandler,
   type RateLimitOptions,
-  type RequestInfo,
+  type RequestRateLimit,
   type UsageReport,
 } from '@floodgate/core'
+import { writeOutcome } from '@floodgate/core/internal'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
-import { routePattern } from './route-pattern.js'
+import { ExpressRequestInfo } from './request-info.js'
 
-export type { Outcome, RateLimitOptions, Usage, UsageReport } from '@floodgate/core'
-export { type ExpressLoadShedderOptions, loadShedder } from './load-shedder.js'
-export { type ExpressPriorityQueueOptions, priorityQueue } from './priority-queue.js'
+export type { Outcome, RateLimitOptions, RequestRateLimit, Usage, UsageReport } from '@floodgate/core'
+export {
+  type ExpressLoadShedderOptions,
+  type ExpressPriorityQueueOptions,
+  loadShedder,
+  priorityQueue,
+} from './gates.js'
 
 /** The options of the Express middleware: every core option; functions get Express's `req`. */
 export type ExpressRateLimitOptions = RateLimitOptions<Request>
@@ -20,102 +24,29 @@ export type ExpressRateLimitOptions = RateLimitOptions<Request>
 declare global {
   namespace Express {
     interface Request {
-      /** What `@floodgate/express` decided for this request (set when it proceeds). */
-      rateLimit?: Outcome
+      /** What the app reads of the limit that let this request through: `limit`, `remaining`, `reset`, `policy`. */
+      rateLimit?: RequestRateLimit
     }
   }
-}
-
-/** Express's `trust proxy` setting, as core reads it: `false` trusts none, `true` all, anything else some. */
-function proxyTrust(req: Request): ProxyTrust {
-  const setting = (req.app?.settings as Record<string, unknown> | undefined)?.['trust proxy']
-  return setting === true
-    ? 'all'
-    : setting === false || setting === undefined || setting === 0
-      ? 'none'
-      : 'some'
-}
-
-/** A request as core sees it; the route pattern is found only when something reads it. */
-class ExpressRequestInfo implements RequestInfo<Request> {
-  readonly ip: string | undefined
-  readonly method: string
-  readonly path: string
-  readonly headers: Request['headers']
-  readonly proxyTrust: ProxyTrust
-  private pattern: string | null | undefined
-  private found = false
-
-  constructor(readonly native: Request) {
-    this.ip = native.ip
-    this.method = native.method
-    this.path = native.originalUrl
-    this.headers = native.headers
-    this.proxyTrust = proxyTrust(native)
-  }
-
-  get route(): string | null | undefined {
-    if (!this.found) {
-      this.pattern = routePattern(this.native)
-      this.found = true
-    }
-    return this.pattern
-  }
-}
-
-function send(outcome: Outcome, res: Response): void {
-  const headers = outcome.headers
-  for (const name in headers) res.setHeader(name, headers[name]!)
-  res.statusCode = outcome.status
-  res.setHeader('content-type', outcome.contentType!)
-  // Set even for HEAD (which sends no body), so keep-alive clients keep the connection.
-  res.setHeader('content-length', Buffer.byteLength(outcome.body!))
-  res.end(outcome.body)
 }
 
 function write(
   handler: RateLimitHandler<Request>,
   outcome: Outcome,
-  info: RequestInfo<Request>,
+  info: ExpressRequestInfo,
   res: Response,
   next: NextFunction,
 ): void {
-  try {
-    if (!outcome.allowed) {
-      send(outcome, res)
-      return
-    }
-    const headers = outcome.headers
-    for (const name in headers) res.setHeader(name, headers[name]!)
-  } catch (error) {
-    // A header the framework refused (a custom handler's, say): answer 500 and keep serving.
-    try {
-      if (res.headersSent) return void res.destroy()
-      for (const name of res.getHeaderNames()) res.removeHeader(name)
-      send(handler.writeFailed(error, info), res)
-      return
-    } catch {
-      return void res.destroy()
-    }
-  }
-  const req = info.native
-  req.rateLimit = outcome
-  if (handler.refunds && outcome.items) completeOnClose(handler, outcome, res)
+  if (!writeOutcome(handler, outcome, info, res)) return
+  info.native.rateLimit = outcome.rateLimit
   next()
 }
 
-/**
- * Tell the handler how the response ended, for its refunds. A function of its own, as are the callbacks below:
- * a closure made in a function on every request's path would make each call of it allocate a context.
- */
-function completeOnClose(handler: RateLimitHandler<Request>, outcome: Outcome, res: Response): void {
-  res.once('close', () => handler.complete(outcome, res.writableFinished ? res.statusCode : 0))
-}
-
+/** A function of its own: a closure made in a function on every request's path would allocate a context. */
 function writeLater(
   handler: RateLimitHandler<Request>,
   decided: Promise<Outcome>,
-  info: RequestInfo<Request>,
+  info: ExpressRequestInfo,
   res: Response,
   next: NextFunction,
 ): void {

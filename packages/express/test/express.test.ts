@@ -1,15 +1,15 @@
-import { RateLimitConfigError } from '@floodgate/core'
+import { fixedWindow, RateLimitConfigError } from '@floodgate/core'
 import express from 'express'
 import request from 'supertest'
 import { describe, expect, it } from 'vitest'
 import { rateLimit } from '../src/index.js'
 
 const ok = (_req: express.Request, res: express.Response) => {
-  res.json({ ok: true, remaining: _req.rateLimit?.decision?.remaining })
+  res.json({ ok: true, remaining: _req.rateLimit?.remaining })
 }
 
 describe('@floodgate/express', () => {
-  it('app.use(rateLimit()): 100 a minute per IP, draft-6 headers; req.rateLimit is the outcome', async () => {
+  it('app.use(rateLimit()): 100 a minute per IP, draft-6 headers; req.rateLimit says what is left', async () => {
     const app = express()
     app.use(rateLimit())
     app.get('/', ok)
@@ -19,6 +19,22 @@ describe('@floodgate/express', () => {
     expect(res.headers['ratelimit-remaining']).toBe('99')
     expect(res.headers['ratelimit-policy']).toBe('100;w=60')
     expect(res.body.remaining).toBe(99)
+  })
+
+  it('req.rateLimit is what the app reads: the limit, remaining, reset and policy, and no plumbing', async () => {
+    const app = express()
+    app.use(rateLimit({ algorithm: fixedWindow({ limit: 5, window: '1m' }), clock: () => 0 }))
+    app.get('/', (req, res) => {
+      res.json({
+        read: req.rateLimit,
+        keys: Object.keys(req.rateLimit ?? {}),
+        policies: req.rateLimit?.policies,
+      })
+    })
+    const { body } = await request(app).get('/')
+    expect(body.keys).toEqual(['limit', 'remaining', 'reset', 'policy', 'plan', 'limited'])
+    expect(body.read).toEqual({ limit: 5, remaining: 4, reset: 60, policy: 'ip', limited: false })
+    expect(body.policies).toEqual([{ limit: 5, remaining: 4, reset: 60, policy: 'ip' }])
   })
 
   it('app.use(rateLimit({ limit, window }))', async () => {

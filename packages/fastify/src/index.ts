@@ -6,6 +6,7 @@ import {
   type RateLimitHandler,
   type RateLimitOptions,
   type RequestInfo,
+  type RequestRateLimit,
   type UsageReport,
 } from '@floodgate/core'
 import { encodeKeyPart, mergeRateLimitOptions, routeRateLimitOptions } from '@floodgate/core/internal'
@@ -18,9 +19,13 @@ import type {
 } from 'fastify'
 import fp from 'fastify-plugin'
 
-export type { Outcome, RateLimitOptions, Usage, UsageReport } from '@floodgate/core'
-export { type FastifyLoadShedderOptions, loadShedder } from './load-shedder.js'
-export { type FastifyPriorityQueueOptions, priorityQueue } from './priority-queue.js'
+export type { Outcome, RateLimitOptions, RequestRateLimit, Usage, UsageReport } from '@floodgate/core'
+export {
+  type FastifyLoadShedderOptions,
+  type FastifyPriorityQueueOptions,
+  loadShedder,
+  priorityQueue,
+} from './gates.js'
 
 /** Options of a route's own limit (`config.rateLimit`); functions get Fastify's `request`. */
 export type RouteRateLimitOptions = RateLimitOptions<FastifyRequest>
@@ -41,8 +46,8 @@ declare module 'fastify' {
     rateLimit?: RouteRateLimitOptions | false
   }
   interface FastifyRequest {
-    /** What `@floodgate/fastify` decided for this request, when it proceeds. */
-    rateLimit: Outcome | null
+    /** What the app reads of the limit that let this request through: `limit`, `remaining`, `reset`, `policy`. */
+    rateLimit: RequestRateLimit | null
   }
   interface FastifyInstance {
     /** An `onRequest` hook that checks a limit of its own (over the plugin's options), for manual use. */
@@ -83,18 +88,18 @@ function write(
 ): boolean {
   try {
     reply.headers(outcome.headers)
-    if (!outcome.allowed) {
-      reply.code(outcome.status).type(outcome.contentType!).send(outcome.body)
+    if (outcome.kind === 'answer') {
+      reply.code(outcome.status).type(outcome.contentType).send(outcome.body)
       return false
     }
   } catch (error) {
     // A header or status Fastify refused: answer 500 and keep serving.
     const failed = handler.writeFailed(error, info)
     for (const name of Object.keys(outcome.headers)) reply.removeHeader(name)
-    reply.code(failed.status).headers(failed.headers).type(failed.contentType!).send(failed.body)
+    reply.code(failed.status).headers(failed.headers).type(failed.contentType).send(failed.body)
     return false
   }
-  request.rateLimit = outcome
+  request.rateLimit = outcome.rateLimit ?? null
   if (handler.refunds && outcome.items) completeOnClose(handler, outcome, reply)
   return true
 }

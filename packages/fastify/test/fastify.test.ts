@@ -1,4 +1,4 @@
-import { RateLimitConfigError } from '@floodgate/core'
+import { fixedWindow, RateLimitConfigError } from '@floodgate/core'
 import Fastify from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { rateLimit } from '../src/index.js'
@@ -6,14 +6,28 @@ import { rateLimit } from '../src/index.js'
 const hello = async () => ({ hello: 'world' })
 
 describe('@floodgate/fastify', () => {
-  it('register with no options: 100 a minute per IP, draft-6 headers; request.rateLimit is the outcome', async () => {
+  it('register with no options: 100 a minute per IP, draft-6 headers; request.rateLimit says what is left', async () => {
     const app = Fastify()
     await app.register(rateLimit)
-    app.get('/', async (request) => ({ remaining: request.rateLimit?.decision?.remaining }))
+    app.get('/', async (request) => ({ remaining: request.rateLimit?.remaining }))
     const res = await app.inject('/')
     expect(res.headers['ratelimit-limit']).toBe('100')
     expect(res.headers['ratelimit-policy']).toBe('100;w=60')
     expect(res.json()).toEqual({ remaining: 99 })
+    await app.close()
+  })
+
+  it('request.rateLimit is what the app reads: the limit, remaining, reset and policy, and no plumbing', async () => {
+    const app = Fastify()
+    await app.register(rateLimit, { algorithm: fixedWindow({ limit: 5, window: '1m' }), clock: () => 0 })
+    app.get('/', async (request) => {
+      const read = request.rateLimit
+      return { read: { ...read }, keys: Object.keys(read ?? {}), policies: read?.policies }
+    })
+    const body = (await app.inject('/')).json()
+    expect(body.keys).toEqual(['limit', 'remaining', 'reset', 'policy', 'plan', 'limited'])
+    expect(body.read).toEqual({ limit: 5, remaining: 4, reset: 60, policy: 'ip', limited: false })
+    expect(body.policies).toEqual([{ limit: 5, remaining: 4, reset: 60, policy: 'ip' }])
     await app.close()
   })
 

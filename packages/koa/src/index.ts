@@ -1,18 +1,23 @@
 import {
   createRateLimitHandler,
   type Outcome,
-  type ProxyTrust,
   RateLimitConfigError,
   type RateLimitOptions,
-  type RequestInfo,
+  type RequestRateLimit,
   type UsageReport,
 } from '@floodgate/core'
+import { writeOutcome } from '@floodgate/core/internal'
 import type { Context, Middleware, Next } from 'koa'
-import { type MatchingRouter, routePattern } from './route-pattern.js'
+import { KoaRequestInfo } from './request-info.js'
+import type { MatchingRouter } from './route-pattern.js'
 
-export type { Outcome, RateLimitOptions, Usage, UsageReport } from '@floodgate/core'
-export { type KoaLoadShedderOptions, loadShedder } from './load-shedder.js'
-export { type KoaPriorityQueueOptions, priorityQueue } from './priority-queue.js'
+export type { Outcome, RateLimitOptions, RequestRateLimit, Usage, UsageReport } from '@floodgate/core'
+export {
+  type KoaLoadShedderOptions,
+  type KoaPriorityQueueOptions,
+  loadShedder,
+  priorityQueue,
+} from './gates.js'
 
 /** The options of the Koa middleware: every core option (functions get Koa's `ctx`), and `router`. */
 export interface KoaRateLimitOptions extends RateLimitOptions<Context> {
@@ -29,52 +34,9 @@ export interface KoaRateLimitOptions extends RateLimitOptions<Context> {
 
 declare module 'koa' {
   interface DefaultState {
-    /** What `@floodgate/koa` decided for this request, when it proceeds. */
-    rateLimit?: Outcome
+    /** What the app reads of the limit that let this request through: `limit`, `remaining`, `reset`, `policy`. */
+    rateLimit?: RequestRateLimit
   }
-}
-
-/** Koa's proxy settings, as core reads them: `app.proxy` off trusts none; on, with no `maxIpsCount`, all. */
-function proxyTrust(ctx: Context): ProxyTrust {
-  const app = ctx.app as { proxy?: boolean; maxIpsCount?: number }
-  return app.proxy !== true ? 'none' : (app.maxIpsCount ?? 0) > 0 ? 'some' : 'all'
-}
-
-/** A request as core sees it; the route pattern is found only when something reads it. */
-class KoaRequestInfo implements RequestInfo<Context> {
-  readonly ip: string
-  readonly method: string
-  readonly path: string
-  readonly headers: Context['headers']
-  readonly proxyTrust: ProxyTrust
-  private pattern: string | null | undefined
-  private found = false
-
-  constructor(
-    readonly native: Context,
-    private readonly routers: readonly MatchingRouter[],
-  ) {
-    this.ip = native.ip
-    this.method = native.method
-    this.path = native.url
-    this.headers = native.headers
-    this.proxyTrust = proxyTrust(native)
-  }
-
-  get route(): string | null | undefined {
-    if (!this.found) {
-      this.pattern = routePattern(this.native, this.routers)
-      this.found = true
-    }
-    return this.pattern
-  }
-}
-
-function send(ctx: Context, outcome: Outcome): void {
-  ctx.set(outcome.headers)
-  ctx.status = outcome.status
-  ctx.set('content-type', outcome.contentType!)
-  ctx.body = outcome.body
 }
 
 function routersOf(router: KoaRateLimitOptions['router']): readonly MatchingRouter[] {
@@ -111,22 +73,12 @@ export function rateLimit(options: KoaRateLimitOptions = {}): RateLimitMiddlewar
     info: KoaRequestInfo,
     outcome: Outcome,
   ): Promise<void> | undefined => {
-    try {
-      if (!outcome.allowed) return void send(ctx, outcome)
-      ctx.set(outcome.headers)
-    } catch (error) {
-      // A header Koa refused (a custom handler's, say): answer 500 and keep serving.
-      for (const name of ctx.res.getHeaderNames()) ctx.remove(name)
-      return void send(ctx, handler.writeFailed(error, info))
+    if (!writeOutcome(handler, outcome, info, ctx.res)) {
+      ctx.respond = false
+      return
     }
-    ctx.state.rateLimit = outcome
-    if (handler.refunds && outcome.items) completeOnClose(outcome, ctx.res)
+    ctx.state.rateLimit = outcome.rateLimit
     return next()
-  }
-  // Functions of their own: a closure made in a function on every request's path would make each call of it
-  // allocate a context.
-  const completeOnClose = (outcome: Outcome, res: Context['res']): void => {
-    res.once('close', () => handler.complete(outcome, res.writableFinished ? res.statusCode : 0))
   }
   const proceedLater = (ctx: Context, next: Next, info: KoaRequestInfo, decided: Promise<Outcome>) =>
     decided.then((outcome) => proceed(ctx, next, info, outcome))

@@ -1,4 +1,4 @@
-import { RateLimitConfigError } from '@floodgate/core'
+import { fixedWindow, RateLimitConfigError } from '@floodgate/core'
 import Router from '@koa/router'
 import Koa from 'koa'
 import request from 'supertest'
@@ -6,16 +6,29 @@ import { describe, expect, it } from 'vitest'
 import { rateLimit } from '../src/index.js'
 
 describe('@floodgate/koa', () => {
-  it('app.use(rateLimit()): 100 a minute per IP, draft-6 headers; ctx.state.rateLimit is the outcome', async () => {
+  it('app.use(rateLimit()): 100 a minute per IP, draft-6 headers; ctx.state.rateLimit says what is left', async () => {
     const app = new Koa()
     app.use(rateLimit())
     app.use((ctx) => {
-      ctx.body = { remaining: ctx.state.rateLimit?.decision?.remaining }
+      ctx.body = { remaining: ctx.state.rateLimit?.remaining }
     })
     const res = await request(app.callback()).get('/')
     expect(res.headers['ratelimit-limit']).toBe('100')
     expect(res.headers['ratelimit-policy']).toBe('100;w=60')
     expect(res.body.remaining).toBe(99)
+  })
+
+  it('ctx.state.rateLimit is what the app reads: the limit, remaining, reset and policy, and no plumbing', async () => {
+    const app = new Koa()
+    app.use(rateLimit({ algorithm: fixedWindow({ limit: 5, window: '1m' }), clock: () => 0 }))
+    app.use((ctx) => {
+      const read = ctx.state.rateLimit
+      ctx.body = { read, keys: Object.keys(read ?? {}), policies: read?.policies }
+    })
+    const { body } = await request(app.callback()).get('/')
+    expect(body.keys).toEqual(['limit', 'remaining', 'reset', 'policy', 'plan', 'limited'])
+    expect(body.read).toEqual({ limit: 5, remaining: 4, reset: 60, policy: 'ip', limited: false })
+    expect(body.policies).toEqual([{ limit: 5, remaining: 4, reset: 60, policy: 'ip' }])
   })
 
   it('on a @koa/router route, with the router prefix in the pattern', async () => {

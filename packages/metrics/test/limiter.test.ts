@@ -43,7 +43,7 @@ describe('limiter metrics', () => {
     const { send, sink } = limiter({ limit: 3, window: '1m' })
     const statuses = []
     for (let i = 0; i < 5; i++) statuses.push((await send()).status)
-    expect(statuses).toEqual([0, 0, 0, 429, 429])
+    expect(statuses).toEqual([undefined, undefined, undefined, 429, 429])
     expect(requests(sink, 'allowed')).toBe(3)
     expect(requests(sink, 'limited')).toBe(2)
     expect(decisions(sink, 'ip', 'allowed')).toBe(3)
@@ -84,8 +84,8 @@ describe('limiter metrics', () => {
 
   it('dry run: refusals counted as dry_run_limited, the request let through', async () => {
     const { send, sink } = limiter({ limit: 1, window: '1m', dryRun: true })
-    expect((await send()).allowed).toBe(true)
-    expect((await send()).allowed).toBe(true)
+    expect((await send()).kind).toBe('pass')
+    expect((await send()).kind).toBe('pass')
     expect(requests(sink, 'allowed')).toBe(1)
     expect(requests(sink, 'dry_run_limited')).toBe(1)
     expect(decisions(sink, 'ip', 'dry_run_limited')).toBe(1)
@@ -114,7 +114,7 @@ describe('limiter metrics', () => {
       close: () => undefined,
     }
     const open = limiter({ store: broken, onError: () => {} })
-    expect((await open.send()).allowed).toBe(true)
+    expect((await open.send()).kind).toBe('pass')
     const closed = limiter({ store: broken, failMode: 'closed', onError: () => {} })
     expect((await closed.send()).status).toBe(503)
     expect(requests(open.sink, 'error')).toBe(1)
@@ -172,7 +172,7 @@ describe('limiter metrics', () => {
       gauge: () => () => {},
     }
     const handler = createRateLimitHandler<Req>({ limit: 1, window: '1m', metrics: throwing })
-    expect((await handler.handle(request())).allowed).toBe(true)
+    expect((await handler.handle(request())).kind).toBe('pass')
     expect((await handler.handle(request())).status).toBe(429)
   })
 

@@ -36,8 +36,9 @@ describe('stores on a redis-server that freezes: an async onError that rejects',
   let client: ReturnType<typeof openClient>
   beforeEach(async () => {
     server = await startRedis()
-    client = openClient('ioredis', { port: server.port }, { reconnect: true })
-    await client.ready
+    const opened = openClient('ioredis', { port: server.port }, { reconnect: true })
+    client = opened
+    await opened.ready
   })
   afterEach(async () => {
     server.resume()

@@ -68,8 +68,8 @@ describe('any adapter', () => {
   it('a limiter that never reads the route never meets the failure', async () => {
     const errors: unknown[] = []
     const handler = createRateLimitHandler({ limit: 1, window: '1m', onError: (error) => errors.push(error) })
-    expect((await handler.handle(unreadable('/a'))).allowed).toBe(true)
-    expect((await handler.handle(unreadable('/a'))).allowed).toBe(false)
+    expect((await handler.handle(unreadable('/a'))).kind).toBe('pass')
+    expect((await handler.handle(unreadable('/a'))).kind).toBe('answer')
     expect(errors).toEqual([])
   })
 })

@@ -1,3 +1,4 @@
+import { retryAfterSeconds } from '../http/answer.js'
 import { JSON_TYPE, PROBLEM_TYPE, type ResponseFormat } from '../http/responses.js'
 import type { AnswerOutcome } from './gate.js'
 
@@ -11,7 +12,6 @@ const TITLES = {
   shed: 'Temporary Reduced Capacity',
 } as const
 
-const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000 - 1e-9))
 const plural = (n: number) => `${n} second${n === 1 ? '' : 's'}`
 
 /** The message of each reason, in words a client's log can show. */
@@ -41,7 +41,7 @@ export function answer(parts: {
 }): AnswerOutcome {
   const { reason, priority, format } = parts
   const status = reason === 'queue_full' ? 429 : 503
-  const retryAfter = seconds(parts.retryAfterMs)
+  const retryAfter = retryAfterSeconds(parts.retryAfterMs)
   const message = messageOf(reason, priority, retryAfter, parts.waitedMs ?? 0)
   const body =
     format === 'json'

@@ -1,9 +1,9 @@
+import type { HttpAnswer, PassAnswer } from '../http/answer.js'
 import type { RequestInfo } from '../http/request-info.js'
 import type { Awaitable } from '../types.js'
 
-/** The request proceeds to the app. */
-export interface PassOutcome {
-  readonly kind: 'pass'
+/** The request proceeds to the app (with no headers of the gate's). */
+export interface PassOutcome extends PassAnswer {
   /** The class (queue) it was given. */
   readonly priority: string
   /** How long it waited before it was let in, in ms (0 when it was let in at once). */
@@ -11,14 +11,8 @@ export interface PassOutcome {
 }
 
 /** The request is answered here, not passed on: a value, never an exception. */
-export interface AnswerOutcome {
-  readonly kind: 'answer'
-  /** 429 (a full queue) or 503 (waited too long, or shed). */
-  readonly status: number
-  /** Lower-case names: `retry-after`, `cache-control`. */
-  readonly headers: Readonly<Record<string, string>>
-  readonly body: string
-  readonly contentType: string
+export interface AnswerOutcome extends HttpAnswer {
+  /** 429 (a full queue) or 503 (waited too long, or shed), with `retry-after` and `cache-control`. */
   /** Why: `'queue_full'`, `'queue_timeout'`, `'shed'`. */
   readonly reason: 'queue_full' | 'queue_timeout' | 'shed'
   readonly priority: string

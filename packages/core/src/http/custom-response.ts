@@ -1,7 +1,7 @@
 import { describeValue } from '../errors.js'
 import { RateLimitRequestError } from './errors.js'
 import type { LimitedResponse } from './options/types.js'
-import type { Outcome } from './outcome.js'
+import type { AnsweredRequest } from './outcome.js'
 
 /** An HTTP field name: a token (RFC 9110 §5.6.2). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
@@ -45,7 +45,7 @@ export function responseProblem(response: LimitedResponse): string | undefined {
  * given, else JSON (a body JSON cannot hold, such as a bigint, is a problem too).
  */
 export function applyCustomResponse(
-  outcome: Outcome,
+  outcome: AnsweredRequest,
   response: LimitedResponse | undefined,
 ): RateLimitRequestError | undefined {
   if (response === undefined) return undefined

@@ -1,5 +1,5 @@
 import { RateLimitRequestError } from './errors.js'
-import { answeredOutcome, type Outcome, undecidedOutcome } from './outcome.js'
+import { type AnsweredRequest, answeredOutcome, type Outcome, undecidedOutcome } from './outcome.js'
 import type { Reporter } from './report.js'
 import type { RequestInfo } from './request-info.js'
 import { INTERNAL_ERROR_BODY, JSON_TYPE, NO_ADDRESS_BODY, UNAVAILABLE_BODY } from './responses.js'
@@ -14,9 +14,9 @@ export interface FailureAnswers<N> {
   /** The client address is unknown: 500, never a shared key (in dry run, proceed). */
   noAddress(info: RequestInfo<N>): Outcome
   /** A refusal that cannot be sent as configured, or a response the adapter could not write: 500. */
-  internalError(error: RateLimitRequestError, info: RequestInfo<N>, limited: boolean): Outcome
+  internalError(error: RateLimitRequestError, info: RequestInfo<N>, limited: boolean): AnsweredRequest
   /** The adapter could not write an outcome. */
-  writeFailed(error: unknown, info: RequestInfo<N>): Outcome
+  writeFailed(error: unknown, info: RequestInfo<N>): AnsweredRequest
 }
 
 /** Compile the failure answers of one limiter. */

@@ -1,7 +1,7 @@
 import { mostRestrictiveIndex } from '../consume-all.js'
 import type { ConsumeItem, Decision } from '../types.js'
 import { callAppFunction, FunctionFailure } from './app-functions.js'
-import { type Outcome, passedOutcome, shadowLimitedOutcome } from './outcome.js'
+import { type Outcome, passedOutcome } from './outcome.js'
 import type { PlanOfRequest } from './plans.js'
 import type { PolicySet } from './policy-sets.js'
 import type { Refunds } from './refunds.js'
@@ -83,22 +83,38 @@ export function compileFinish<N>(parts: {
     const headers: Record<string, string> = {}
     if (writeHeaders)
       writeHeaders(headers, decisions, chosen, set.needsNow ? (clock ? clock() : Date.now()) : 0)
+    const planName = plan?.plan
     if (decision.allowed) {
-      const charged = spent(items)
-      const passed = passedOutcome({ headers, decisions, decision, delayMs, items: charged, owner: refunds })
-      if (plan) passed.plan = plan.plan
+      const passed = passedOutcome({
+        headers,
+        decisions,
+        decision,
+        delayMs,
+        limited: false,
+        items: spent(items),
+        owner: refunds,
+        plan: planName,
+      })
       return delayMs > 0 ? after(sleep, delayMs, passed, info, report) : passed
     }
     if (dryRun) {
-      const shadow = shadowLimitedOutcome({ headers, decisions, decision })
-      if (plan) shadow.plan = plan.plan
+      const shadow = passedOutcome({
+        headers,
+        decisions,
+        decision,
+        delayMs: 0,
+        limited: true,
+        items: undefined,
+        owner: undefined,
+        plan: planName,
+      })
       hooks.limited(shadow, info)
       return shadow
     }
     const message = hooks.messageOf(info, decision)
     const quota = policies[chosen]!.role === 'quota'
-    const refused = refuse({ headers, decisions, chosen, cost: items[chosen]!.cost, message, quota })
-    if (plan) refused.plan = plan.plan
+    const cost = items[chosen]!.cost
+    const refused = refuse({ headers, decisions, chosen, cost, message, quota, plan: planName })
     hooks.limited(refused, info)
     return hooks.customize(refused, info)
   }

@@ -1,6 +1,7 @@
 import type { Store } from '../types.js'
+import type { Answer } from './answer.js'
 import type { RateLimitOptions } from './options/types.js'
-import type { Outcome } from './outcome.js'
+import type { AnsweredRequest, Outcome, RequestRateLimit } from './outcome.js'
 import type { RequestInfo } from './request-info.js'
 import type { UsageReport } from './usage.js'
 import type { WarningName } from './warnings.js'
@@ -9,15 +10,16 @@ import type { WarningName } from './warnings.js'
 export interface RateLimitHandler<N = any> {
   /**
    * Decide a request. Never rejects: whatever the store or the app's functions do, the request gets an
-   * outcome, and failures go to `onError`. Adapters pass the outcome of an earlier limiter on the same
-   * request as `previous` (they keep it on the request): when this one refuses, what the earlier ones spent
-   * is given back; when it skips, `previous` still speaks for the request and is returned.
+   * outcome (an {@link Answer}: `kind` `'pass'` or `'answer'`), and failures go to `onError`. Adapters pass
+   * what an earlier limiter on the same request let the app read (`req.rateLimit`) as `previous`: when this
+   * one refuses, what the earlier ones spent is given back; when it skips or cannot decide, the earlier
+   * outcome still speaks for the request and is returned.
    *
    * The outcome itself when nothing on the way had to wait (a synchronous store such as the MemoryStore, and
    * `key`, `cost`, `skip`, `user` functions that return values), so an adapter can go on in the same tick with
    * no promise allocated; a promise of it otherwise. `await` works on either.
    */
-  handle(request: RequestInfo<N>, previous?: Outcome): Outcome | Promise<Outcome>
+  handle(request: RequestInfo<N>, previous?: RequestRateLimit): Outcome | Promise<Outcome>
   /** Give back everything `outcome` and the outcomes before it spent (once; safe to call again). */
   release(outcome: Outcome): void
   /** Whether `complete` has work to do (`skipFailedRequests` or `skipSuccessfulRequests`): adapters listen for the response's end only then. */
@@ -28,7 +30,7 @@ export interface RateLimitHandler<N = any> {
    * The answer when the adapter could not write an outcome (the framework refused a header, say): a 500,
    * with the error reported to `onError` as `ERR_FLOODGATE_RESPONSE_FAILED`.
    */
-  writeFailed(error: unknown, request: RequestInfo<N>): Outcome
+  writeFailed(error: unknown, request: RequestInfo<N>): AnsweredRequest
   /**
    * What an API key has used of its usage plan, and a way to give it back (support staff): `usage(apiKey)`
    * and `resetUsage(apiKey)`. `undefined` without `plans`.

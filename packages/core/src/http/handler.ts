@@ -10,7 +10,7 @@ import type { RateLimitHandler } from './handler-types.js'
 import { routeText } from './key-spec.js'
 import { type ParsedRateLimitOptions, rateLimitOptionsSchema } from './options/schema.js'
 import type { RateLimitOptions } from './options/types.js'
-import { type Outcome, SKIPPED } from './outcome.js'
+import { type Outcome, outcomeOf, SKIPPED } from './outcome.js'
 import { compilePlanGate } from './plan-gate.js'
 import {
   compilePlanResolver,
@@ -49,7 +49,7 @@ export type { RateLimitHandler }
  * const decided = limiter.handle(info)
  * if (decided instanceof Promise) decided.then(write)
  * else write(decided)
- * if (!outcome.allowed) send(outcome.status, outcome.headers, outcome.body)
+ * if (outcome.kind === 'answer') send(outcome.status, outcome.headers, outcome.body)
  */
 export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {}): RateLimitHandler<N> {
   const o: ParsedRateLimitOptions = parseOptions(rateLimitOptionsSchema, options, 'rateLimit')
@@ -231,7 +231,8 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     refunds: refunds.onResponse,
     release: refunds.release,
     complete: refunds.complete,
-    handle(info, previous) {
+    handle(info, reading) {
+      const previous = outcomeOf(reading)
       const decided = decideRequest(info)
       if (decided instanceof Promise) {
         if (metrics) decided.then(metrics)

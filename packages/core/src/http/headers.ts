@@ -1,5 +1,6 @@
 import { NEVER } from '../algorithms/decide.js'
 import type { Decision } from '../types.js'
+import { seconds } from './answer.js'
 
 /**
  * A rate-limit header format:
@@ -34,8 +35,6 @@ export type HeaderWriter = (
   now: number,
 ) => void
 
-/** Whole seconds, rounded up (a reset of 0.2 s is 1, never 0 while anything is pending). */
-export const seconds = (ms: number): number => (ms <= 0 ? 0 : Math.ceil(ms / 1000))
 /**
  * The reset a header reports for a decision, in ms. Allowed: the time until the whole quota is back. Refused:
  * the time until this request could pass (its `retryAfterMs`), so a refusal's reset never points later than

@@ -98,7 +98,7 @@ export function compilePlanGate<N>(parts: PlanGateParts<N>): PlanGate<N> {
       decided = await awaitStore(decideOnStore(store, items, gate.set.order, clock?.()))
     } catch (error) {
       const failed = answers.storeFailed(error, info)
-      return failed.allowed ? { items, decisions: [], spent: false } : failed
+      return failed.kind === 'pass' ? { items, decisions: [], spent: false } : failed
     }
     const decisions = Array.isArray(decided) ? decided : [decided]
     if (decisions.every((d) => d.allowed)) return { items, decisions, spent: true }

@@ -44,8 +44,9 @@ export function compileRefunds(parts: {
       }
     },
     link(result, previous) {
-      if (result.skipped) return previous
-      if (!result.allowed) self.release(previous)
+      // Skipped or undecided, this limiter adds nothing: the earlier outcome still speaks for the request.
+      if (result.kind === 'pass' && result.decision === undefined) return previous
+      if (result.kind === 'answer') self.release(previous)
       else result.previous = previous
       return result
     },

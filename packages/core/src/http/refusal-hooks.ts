@@ -3,7 +3,7 @@ import { callAppFunction, FunctionFailure } from './app-functions.js'
 import { applyCustomResponse } from './custom-response.js'
 import type { FailureAnswers } from './failure-answers.js'
 import type { LimitedResponse, RateLimitOptions } from './options/types.js'
-import type { Outcome } from './outcome.js'
+import type { AnsweredRequest, Outcome } from './outcome.js'
 import type { Reporter } from './report.js'
 import type { RequestInfo } from './request-info.js'
 
@@ -14,7 +14,7 @@ export interface RefusalHooks<N> {
   /** Tell `onLimited`, if set. */
   limited(result: Outcome, info: RequestInfo<N>): void
   /** Apply the custom `handler`, if set: its response, the default refusal when it fails, or a 500. */
-  customize(result: Outcome, info: RequestInfo<N>): Outcome | Promise<Outcome>
+  customize(result: AnsweredRequest, info: RequestInfo<N>): Outcome | Promise<Outcome>
 }
 
 /** Compile the refusal hooks of one limiter; whatever a hook does, the refusal is still sent. */

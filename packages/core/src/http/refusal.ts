@@ -1,7 +1,7 @@
 import { NEVER } from '../algorithms/decide.js'
 import type { Decision } from '../types.js'
-import { seconds } from './headers.js'
-import { answeredOutcome, type Outcome } from './outcome.js'
+import { retryAfterSeconds } from './answer.js'
+import { type AnsweredRequest, answeredOutcome } from './outcome.js'
 import {
   COST_EXCEEDS_LIMIT_STATUS,
   compileBody,
@@ -28,7 +28,9 @@ export type RefusalBuilder = (parts: {
   message: string | undefined
   /** Whether the refusing policy is a usage plan's quota: the body says "Limit Exceeded". */
   quota: boolean
-}) => Outcome
+  /** The usage plan the request was decided under. */
+  plan: string | undefined
+}) => AnsweredRequest
 
 /**
  * Compile the refusal once. A refusal carries `Retry-After` (whole seconds, at least 1: when the request can
@@ -40,7 +42,7 @@ export function compileRefusal(options: RefusalOptions): RefusalBuilder {
   const { status, format } = options
   const contentType = format === 'problem+json' ? PROBLEM_TYPE : JSON_TYPE
   const bodyOf = compileBody(format, status)
-  return ({ headers, decisions, chosen, cost, message, quota }) => {
+  return ({ headers, decisions, chosen, cost, message, quota, plan }) => {
     const decision = decisions[chosen]!
     headers['cache-control'] = 'no-store'
     if (decision.retryAfterMs === NEVER) {
@@ -52,9 +54,10 @@ export function compileRefusal(options: RefusalOptions): RefusalBuilder {
         limited: true,
         decisions,
         decision,
+        plan,
       })
     }
-    const retryAfter = Math.max(1, seconds(decision.retryAfterMs))
+    const retryAfter = retryAfterSeconds(decision.retryAfterMs)
     headers['retry-after'] = String(retryAfter)
     return answeredOutcome({
       status,
@@ -67,6 +70,7 @@ export function compileRefusal(options: RefusalOptions): RefusalBuilder {
       limited: true,
       decisions,
       decision,
+      plan,
     })
   }
 }

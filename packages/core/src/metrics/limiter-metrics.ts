@@ -11,7 +11,7 @@ const QUOTA_POLICY = 'quota'
 /** The outcome of a request, as `floodgate_requests_total` labels it. Pure. */
 export function requestOutcome(outcome: Outcome): RequestOutcome {
   if (outcome.skipped) return 'skipped'
-  if (outcome.limited) return outcome.allowed ? 'dry_run_limited' : 'limited'
+  if (outcome.limited) return outcome.kind === 'pass' ? 'dry_run_limited' : 'limited'
   // Every decided request has a decision per policy; one without any was answered before the policies.
   if (outcome.decisions.length === 0) return outcome.error === undefined ? 'no_plan' : 'error'
   return 'allowed'
@@ -66,10 +66,14 @@ export function compileLimiterMetrics(given: MetricsSink, plans: readonly string
         counters.allowed.add(1)
         if (d.remaining < share * d.limit) counters.near.add(1)
       } else {
-        ;(outcome.allowed ? counters.dryRunLimited : counters.limited).add(1)
+        ;(outcome.kind === 'pass' ? counters.dryRunLimited : counters.limited).add(1)
       }
     }
-    if (!outcome.allowed && outcome.plan !== undefined && outcome.decision?.policy === QUOTA_POLICY) {
+    if (
+      outcome.kind === 'answer' &&
+      outcome.plan !== undefined &&
+      outcome.decision?.policy === QUOTA_POLICY
+    ) {
       quota.get(outcome.plan)?.add(1)
     }
   }

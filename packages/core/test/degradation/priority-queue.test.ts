@@ -50,7 +50,7 @@ describe('priorityQueue (core)', () => {
   it('serves at once while a place is free, then drains premium first, standard only once premium is empty', async () => {
     const { enter, queue } = setup()
     const first = enter('standard')
-    expect(first.outcome).toEqual({ kind: 'pass', priority: 'standard', waitedMs: 0 }) // synchronous
+    expect(first.outcome).toEqual({ kind: 'pass', headers: {}, priority: 'standard', waitedMs: 0 }) // synchronous
     const waiting = [enter('standard'), enter('premium'), enter('standard'), enter('premium')]
     expect(queue.stats()).toEqual({ inFlight: 1, queued: { premium: 2, standard: 2 } })
     const order: string[] = []

@@ -10,7 +10,7 @@ import { createRateLimitHandler, MemoryStore } from '../../src/index.js'
 import { requestFrom } from '../request-info.js'
 
 const req = requestFrom
-const allowedOf = (outcome: unknown) => (outcome as { allowed: boolean }).allowed
+const allowedOf = (outcome: unknown) => (outcome as { kind: string }).kind === 'pass'
 
 describe('the handler keeps what recent addresses gave', () => {
   it('every address keeps its own bucket, past the bound of what is kept', () => {
@@ -37,8 +37,8 @@ describe('the handler keeps what recent addresses gave', () => {
   it('an allow-listed address is skipped every time, and the next address is counted', () => {
     const handler = createRateLimitHandler({ limit: 1, window: '1h', allowList: ['192.0.2.0/24'] })
     for (let i = 0; i < 3; i++) expect(handler.handle(req('192.0.2.9'))).toMatchObject({ skipped: true })
-    expect(handler.handle(req('192.0.3.9'))).toMatchObject({ skipped: false, allowed: true })
-    expect(handler.handle(req('192.0.3.9'))).toMatchObject({ skipped: false, allowed: false })
+    expect(handler.handle(req('192.0.3.9'))).toMatchObject({ skipped: false, kind: 'pass' })
+    expect(handler.handle(req('192.0.3.9'))).toMatchObject({ skipped: false, kind: 'answer' })
     expect(handler.handle(req('192.0.2.9'))).toMatchObject({ skipped: true })
   })
 
@@ -54,7 +54,7 @@ describe('the handler keeps what recent addresses gave', () => {
     const handler = createRateLimitHandler({ limit: 100, window: '1h', onError: () => {} })
     for (const ip of [undefined, '', 'not an address', '999.1.1.1', 'x'.repeat(100)]) {
       for (let i = 0; i < 2; i++)
-        expect(handler.handle(req(ip))).toMatchObject({ allowed: false, status: 500 })
+        expect(handler.handle(req(ip))).toMatchObject({ kind: 'answer', status: 500 })
     }
   })
 })

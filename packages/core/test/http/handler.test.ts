@@ -45,7 +45,7 @@ describe('createRateLimitHandler', () => {
   it('with no options: 100 a minute per IP, sliding window counter, draft-6 headers', async () => {
     const handler = createRateLimitHandler()
     const outcome = await handler.handle(req())
-    expect(outcome.allowed).toBe(true)
+    expect(outcome.kind).toBe('pass')
     expect(outcome.decision?.policy).toBe('ip')
     expect(outcome.headers['ratelimit-limit']).toBe('100')
     expect(outcome.headers['ratelimit-remaining']).toBe('99')
@@ -64,9 +64,9 @@ describe('createRateLimitHandler', () => {
       ],
     })
     const as = (user: string) => req({ native: { headers: { 'x-user': user } } })
-    expect((await handler.handle(as('a'))).allowed).toBe(true)
+    expect((await handler.handle(as('a'))).kind).toBe('pass')
     const refused = await handler.handle(as('a'))
-    expect(refused.allowed).toBe(false)
+    expect(refused.kind).toBe('answer')
     expect(refused.decision?.policy).toBe('user')
     expect((await handler.handle(as('b'))).decisions[0]!.remaining).toBe(1)
   })
@@ -98,11 +98,11 @@ describe('createRateLimitHandler', () => {
       window: '1m',
       clock: clock().now,
     })
-    expect((await handler.handle(req())).allowed).toBe(true) // anonymous: keyed by 203.0.113.7
-    expect((await handler.handle(req({ ip: '198.51.100.1', native: { user: '203.0.113.7' } }))).allowed).toBe(
-      true,
+    expect((await handler.handle(req())).kind).toBe('pass') // anonymous: keyed by 203.0.113.7
+    expect((await handler.handle(req({ ip: '198.51.100.1', native: { user: '203.0.113.7' } }))).kind).toBe(
+      'pass',
     )
-    expect((await handler.handle(req())).allowed).toBe(false)
+    expect((await handler.handle(req())).kind).toBe('answer')
   })
 
   it('a refusal is a value: no error, a cached body, Retry-After and no-store', async () => {
@@ -110,7 +110,7 @@ describe('createRateLimitHandler', () => {
     await handler.handle(req())
     const a = await handler.handle(req())
     const b = await handler.handle(req())
-    expect(a.allowed).toBe(false)
+    expect(a.kind).toBe('answer')
     expect(a.error).toBeUndefined()
     expect(a.status).toBe(429)
     expect(a.body).toBe(b.body)
@@ -197,8 +197,8 @@ describe('createRateLimitHandler', () => {
     const third = await failed.handle(req())
     expect(third.decisions[0]!.remaining).toBe(1)
     failed.complete(third, 200)
-    expect((await failed.handle(req())).allowed).toBe(true)
-    expect((await failed.handle(req())).allowed).toBe(false)
+    expect((await failed.handle(req())).kind).toBe('pass')
+    expect((await failed.handle(req())).kind).toBe('answer')
 
     expect(createRateLimitHandler().refunds).toBe(false)
   })
@@ -207,9 +207,9 @@ describe('createRateLimitHandler', () => {
     const handler = createRateLimitHandler({ limit: 1, dryRun: true, onError: () => {} })
     await handler.handle(req())
     const over = await handler.handle(req())
-    expect([over.allowed, over.limited, over.headers['retry-after']]).toEqual([true, true, undefined])
+    expect([over.kind, over.limited, over.headers['retry-after']]).toEqual(['pass', true, undefined])
     const noIp = await handler.handle(req({ ip: undefined }))
-    expect(noIp.allowed).toBe(true)
+    expect(noIp.kind).toBe('pass')
     expect((noIp.error as { code: string }).code).toBe('ERR_FLOODGATE_NO_CLIENT_ADDRESS')
   })
 
@@ -220,8 +220,8 @@ describe('createRateLimitHandler', () => {
     })
     expect((await handler.handle(req({ native: { skip: true } }))).skipped).toBe(true)
     expect((await handler.handle(req({ native: { skip: true } }))).skipped).toBe(true)
-    expect((await handler.handle(req())).allowed).toBe(true)
-    expect((await handler.handle(req())).allowed).toBe(false)
+    expect((await handler.handle(req())).kind).toBe('pass')
+    expect((await handler.handle(req())).kind).toBe('answer')
 
     const errors: { code: string; option: string }[] = []
     const throwing = createRateLimitHandler({
@@ -232,7 +232,7 @@ describe('createRateLimitHandler', () => {
         throw new Error('bad skip')
       },
     })
-    expect((await throwing.handle(req())).allowed).toBe(true)
+    expect((await throwing.handle(req())).kind).toBe('pass')
     expect((await throwing.handle(req())).status).toBe(429)
     expect(errors.map((e) => [e.code, e.option])).toEqual([
       ['ERR_FLOODGATE_FUNCTION_FAILED', 'skip'],
@@ -244,7 +244,7 @@ describe('createRateLimitHandler', () => {
     const errors: unknown[] = []
     const handler = createRateLimitHandler({ cost: () => -1, onError: (e) => errors.push(e) })
     const outcome = await handler.handle(req())
-    expect(outcome.allowed).toBe(true)
+    expect(outcome.kind).toBe('pass')
     expect((errors[0] as { code: string }).code).toBe('ERR_FLOODGATE_INVALID_COST')
   })
 
@@ -258,7 +258,7 @@ describe('createRateLimitHandler', () => {
       close: () => undefined,
     }
     const handler = createRateLimitHandler({ store: down })
-    for (let i = 0; i < 3; i++) expect((await handler.handle(req())).allowed).toBe(true)
+    for (let i = 0; i < 3; i++) expect((await handler.handle(req())).kind).toBe('pass')
     await handler.handle(req({ ip: undefined }))
     await handler.handle(req({ ip: 'garbage' }))
     expect(warn).toHaveBeenCalledTimes(2)
@@ -285,8 +285,8 @@ describe('createRateLimitHandler', () => {
       prefix: 'other',
       algorithm: fixedWindow({ limit: 1, window: '1m' }),
     })
-    expect((await a.handle(req())).allowed).toBe(true)
-    expect((await b.handle(req())).allowed).toBe(false)
-    expect((await other.handle(req())).allowed).toBe(true)
+    expect((await a.handle(req())).kind).toBe('pass')
+    expect((await b.handle(req())).kind).toBe('answer')
+    expect((await other.handle(req())).kind).toBe('pass')
   })
 })

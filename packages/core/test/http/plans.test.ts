@@ -59,20 +59,20 @@ describe('usage plans', () => {
   it('free tier, 10/s with a burst of 50: 50 at once pass, the 51st is refused, 10 more a second later', async () => {
     const { send, advance } = setup()
     const burst = await Promise.all(Array.from({ length: 51 }, () => send('key-free')))
-    expect(burst.filter((o) => o.allowed)).toHaveLength(50)
-    const refused = burst.find((o) => !o.allowed)!
+    expect(burst.filter((o) => o.kind === 'pass')).toHaveLength(50)
+    const refused = burst.find((o) => o.kind === 'answer')!
     expect(refused.status).toBe(429)
     expect(JSON.parse(refused.body!)).toMatchObject({ error: 'rate_limited', policy: 'rate' })
     expect(refused.headers['retry-after']).toBe('1')
     advance(1000)
     const next = await Promise.all(Array.from({ length: 11 }, () => send('key-free')))
-    expect(next.filter((o) => o.allowed)).toHaveLength(10)
+    expect(next.filter((o) => o.kind === 'pass')).toHaveLength(10)
   })
 
   it('10,000 a day: the 10,001st is "Limit Exceeded" even with a full bucket, and passes at 00:00 UTC', async () => {
     const { send, advance, set } = setup()
     for (let i = 0; i < 10_000; i++) {
-      expect((await send('key-free')).allowed).toBe(true)
+      expect((await send('key-free')).kind).toBe('pass')
       advance(100) // 10 a second: the bucket never runs dry
     }
     advance(60_000) // the bucket is full again
@@ -88,7 +88,7 @@ describe('usage plans', () => {
     set(midnight - 1)
     expect((await send('key-free')).status).toBe(429)
     set(midnight)
-    expect((await send('key-free')).allowed).toBe(true)
+    expect((await send('key-free')).kind).toBe('pass')
     // Retry-After points at the start of the next period.
     expect(Number(over.headers['retry-after'])).toBeGreaterThan(15 * 3600)
   })
@@ -126,14 +126,14 @@ describe('usage plans', () => {
     expect((await send('nobody')).status).toBe(403)
     // A key's request spends one unit of the per-IP limit, as any request does: 4 - 3 = 1 left.
     const passed = await send('key-free')
-    expect(passed.allowed).toBe(true)
+    expect(passed.kind).toBe('pass')
     expect(passed.decisions.find((d) => d.policy === 'ip')!.remaining).toBe(1)
     expect(passed.decisions.find((d) => d.policy === 'rate')!.remaining).toBe(49) // the plan: its own count
     expect((await send('nobody')).status).toBe(403)
     // The IP has spent its limit: refused before the key is looked at, whatever it sends.
     for (const key of [undefined, 'nobody', 'made-up', 'key-free']) {
       const refused = await send(key)
-      expect(refused).toMatchObject({ allowed: false, status: 429 })
+      expect(refused).toMatchObject({ kind: 'answer', status: 429 })
       expect(refused.decisions.filter((d) => !d.allowed).map((d) => d.policy)).toEqual(['ip'])
     }
     expect(lookups).toEqual(['nobody', 'key-free'])
@@ -165,16 +165,16 @@ describe('usage plans', () => {
       },
     })
     const first = await send('key-free')
-    expect(first.allowed).toBe(true)
+    expect(first.kind).toBe('pass')
     expect(calls).toEqual({ user: 1, cost: 1 })
     expect(first.decisions.map((d) => [d.policy, d.remaining])).toEqual([
       ['user', 1],
       ['rate', 49],
       ['quota', 9_999],
     ])
-    expect((await send('key-pro')).allowed).toBe(true) // looked up too: the user's limit is spent
+    expect((await send('key-pro')).kind).toBe('pass') // looked up too: the user's limit is spent
     const refused = await send('key-free') // cached now: one decision of all three
-    expect(refused).toMatchObject({ allowed: false, status: 429 })
+    expect(refused).toMatchObject({ kind: 'answer', status: 429 })
     expect(refused.decisions.find((d) => d.policy === 'rate')!.remaining).toBe(49) // spent nothing
     expect(lookups).toEqual(['key-free', 'key-pro'])
     expect(calls).toEqual({ user: 3, cost: 3 })
@@ -199,7 +199,7 @@ describe('usage plans', () => {
         limits: [{ name: 'ip', key: 'ip', algorithm: fixedWindow({ limit: 3, window: '1m' }) }],
       })
       const statuses = [await send(), await send('made-up'), await send('made-up'), await send('key-free')]
-      expect(statuses.map((o) => (o.allowed ? 'proceed' : o.status))).toEqual(
+      expect(statuses.map((o) => (o.kind === 'pass' ? 'proceed' : o.status))).toEqual(
         failMode === 'open' ? [401, 403, 403, 'proceed'] : [503, 503, 503, 503],
       )
     }
@@ -248,7 +248,7 @@ describe('usage plans', () => {
       )
     }
     const paying = await send('key-pro')
-    expect(paying.allowed).toBe(true)
+    expect(paying.kind).toBe('pass')
     expect(paying.decisions.find((d) => d.policy === 'account')!.remaining).toBe(4)
   })
 
@@ -263,19 +263,19 @@ describe('usage plans', () => {
     for (const key of ['key-pro', 'made-up', undefined, 'key-free']) {
       const before = limited.length
       const outcome = await send(key)
-      expect(outcome.allowed).toBe(true)
+      expect(outcome.kind).toBe('pass')
       expect(limited.length - before).toBe(1)
     }
   })
 
   it('the anonymous plan counts requests without a key per client address', async () => {
     const { send } = setup({ anonymousPlan: 'free', plans: { free: { rate: 1, burst: 2 } } })
-    expect([(await send()).allowed, (await send()).allowed, (await send()).allowed]).toEqual([
-      true,
-      true,
-      false,
+    expect([(await send()).kind, (await send()).kind, (await send()).kind]).toEqual([
+      'pass',
+      'pass',
+      'answer',
     ])
-    expect((await send(undefined, '198.51.100.1')).allowed).toBe(true)
+    expect((await send(undefined, '198.51.100.1')).kind).toBe('pass')
   })
 
   it('planOf is cached per key (unknown keys too) and called once for concurrent requests', async () => {
@@ -345,11 +345,11 @@ describe('usage plans', () => {
       plans: { free: { rate: 1, burst: 5, quota: { limit: 2, period: 'day' } } },
       planOf: () => 'free',
     })
-    for (let i = 0; i < 2; i++) expect((await send('k')).allowed).toBe(true)
+    for (let i = 0; i < 2; i++) expect((await send('k')).kind).toBe('pass')
     advance(10_000) // the bucket is full again: 5
     for (let i = 0; i < 3; i++) {
       const refused = await send('k')
-      expect(refused).toMatchObject({ allowed: false, status: 429 })
+      expect(refused).toMatchObject({ kind: 'answer', status: 429 })
       expect(refused.decisions.find((d) => d.policy === 'rate')!.remaining).toBe(5)
     }
     expect((await handler.usage!.usage('k'))!.rate.remaining).toBe(5)
@@ -379,12 +379,12 @@ describe('usage plans', () => {
         return apiKey === long ? 'pro' : undefined
       },
     })
-    expect(await send(long)).toMatchObject({ allowed: true, plan: 'pro' })
-    expect(await send(long)).toMatchObject({ allowed: true, plan: 'pro' })
+    expect(await send(long)).toMatchObject({ kind: 'pass', plan: 'pro' })
+    expect(await send(long)).toMatchObject({ kind: 'pass', plan: 'pro' })
     expect(lookups).toEqual(['pro-kkkk'])
     // A key spelled like a digest, or the long key with one character changed, has an answer of its own.
     const forgeries = [`%H${sha256Text128(encodeKeyPart(long))}`, `${long}x`, long.replace('pro-', 'pre-')]
-    for (const forged of forgeries) expect(await send(forged)).toMatchObject({ allowed: false, status: 403 })
+    for (const forged of forgeries) expect(await send(forged)).toMatchObject({ kind: 'answer', status: 403 })
     expect(lookups).toHaveLength(4)
   })
 
@@ -397,7 +397,7 @@ describe('usage plans', () => {
         return 'free'
       },
     })
-    for (let i = 0; i < 3; i++) expect(await send(long)).toMatchObject({ allowed: true, plan: 'free' })
+    for (let i = 0; i < 3; i++) expect(await send(long)).toMatchObject({ kind: 'pass', plan: 'free' })
     expect(lookups).toEqual([long, long, long])
   })
 

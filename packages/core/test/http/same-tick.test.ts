@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createRateLimitHandler, MemoryStore, type Store } from '../../src/index.js'
+import { createRateLimitHandler, MemoryStore, type Outcome, type Store } from '../../src/index.js'
 import { promisedStore } from '../promised-store.js'
 import { requestFrom } from '../request-info.js'
 
@@ -18,7 +18,7 @@ describe('an outcome decided in the same tick', () => {
     expect(passed).not.toBeInstanceOf(Promise)
     expect(refused).not.toBeInstanceOf(Promise)
     expect(skipped).not.toBeInstanceOf(Promise)
-    expect([passed, refused, skipped].map((o) => (o as { allowed: boolean }).allowed)).toEqual([
+    expect([passed, refused, skipped].map((o) => (o as { kind: string }).kind === 'pass')).toEqual([
       true,
       false,
       true,
@@ -30,13 +30,13 @@ describe('an outcome decided in the same tick', () => {
     const onStore = createRateLimitHandler({ limit: 1, window: '1m', store: promisedStore() })
     const first = onStore.handle(info())
     expect(first).toBeInstanceOf(Promise)
-    expect((await first).allowed).toBe(true)
+    expect((await first).kind).toBe('pass')
     expect((await onStore.handle(info())).status).toBe(429)
 
     const asyncKey = createRateLimitHandler({ limit: 1, window: '1m', key: async () => 'k' })
     const keyed = asyncKey.handle(info())
     expect(keyed).toBeInstanceOf(Promise)
-    expect((await keyed).allowed).toBe(true)
+    expect((await keyed).kind).toBe('pass')
     expect((await asyncKey.handle(info('198.51.100.1'))).status).toBe(429)
   })
 
@@ -59,7 +59,7 @@ describe('an outcome decided in the same tick', () => {
     const a = open.handle(info())
     const b = closed.handle(info())
     expect(a).not.toBeInstanceOf(Promise)
-    expect((a as { allowed: boolean }).allowed).toBe(true)
+    expect((a as { kind: string }).kind).toBe('pass')
     expect((b as { status: number }).status).toBe(503)
     expect(errors).toHaveLength(1)
   })
@@ -68,14 +68,14 @@ describe('an outcome decided in the same tick', () => {
     const store = new MemoryStore()
     const app = createRateLimitHandler({ limit: 2, window: '1m', store, prefix: 'app' })
     const route = createRateLimitHandler({ limit: 1, window: '1m', store, prefix: 'route' })
-    const first = app.handle(info()) as { allowed: boolean; decision?: { remaining: number } }
+    const first = app.handle(info()) as Outcome
     expect(first.decision?.remaining).toBe(1)
-    expect((route.handle(info(), first as never) as { allowed: boolean }).allowed).toBe(true)
-    const second = app.handle(info())
-    expect((route.handle(info(), second as never) as { status: number }).status).toBe(429)
+    expect((route.handle(info(), first.rateLimit) as Outcome).kind).toBe('pass')
+    const second = app.handle(info()) as Outcome
+    expect((route.handle(info(), second.rateLimit) as Outcome).status).toBe(429)
     // The refused request's unit in the app's policy was given back: one left there.
-    const third = app.handle(info()) as { allowed: boolean; decision?: { remaining: number } }
-    expect(third.allowed).toBe(true)
+    const third = app.handle(info()) as { kind: string; decision?: { remaining: number } }
+    expect(third.kind).toBe('pass')
     expect(third.decision?.remaining).toBe(0)
   })
 })

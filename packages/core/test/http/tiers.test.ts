@@ -89,7 +89,7 @@ describe('tiers', () => {
       await handler.handle(req('/a')),
       await handler.handle(req('/a')),
     ]
-    expect(a.map((o) => o.allowed)).toEqual([true, true, false])
+    expect(a.map((o) => o.kind === 'pass')).toEqual([true, true, false])
     expect(a[2]!.decision!.policy).toBe('route')
     // The refused /a took nothing from the account: 3 of 5 left, so /b gets 2 and /c 1.
     const rest = [
@@ -97,9 +97,9 @@ describe('tiers', () => {
       await handler.handle(req('/b')),
       await handler.handle(req('/c')),
     ]
-    expect(rest.map((o) => o.allowed)).toEqual([true, true, true])
+    expect(rest.map((o) => o.kind === 'pass')).toEqual([true, true, true])
     const over = await handler.handle(req('/c'))
-    expect([over.allowed, over.decision!.policy]).toEqual([false, 'account'])
+    expect([over.kind, over.decision!.policy]).toEqual(['answer', 'account'])
   })
 
   it('two apps on one store share a tier by its name, whatever their prefixes', async () => {
@@ -117,7 +117,7 @@ describe('tiers', () => {
       await one.handle(req()),
       await two.handle(req()),
     ]
-    expect(all.map((o) => o.allowed)).toEqual([true, true, true, false])
+    expect(all.map((o) => o.kind === 'pass')).toEqual([true, true, true, false])
   })
 
   it('a route tier replaces the innermost tier for that route only, keeps the outer ones, and must be tighter', async () => {
@@ -133,7 +133,7 @@ describe('tiers', () => {
     expect((await handler.handle(req('/reports', 'POST'))).headers['ratelimit-policy']).toBe(
       '"account";q=10;w=60, "route";q=1;w=60',
     )
-    expect((await handler.handle(req('/reports', 'POST'))).allowed).toBe(false)
+    expect((await handler.handle(req('/reports', 'POST'))).kind).toBe('answer')
     expect((await handler.handle(req('/items'))).headers['ratelimit-policy']).toBe(
       '"account";q=10;w=60, "route";q=5;w=60',
     )

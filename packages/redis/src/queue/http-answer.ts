@@ -1,14 +1,12 @@
+import type { HttpAnswer } from '@floodgate/core'
+import { retryAfterSeconds } from '@floodgate/core/internal'
 import type { EnqueueResult } from './queue.js'
 
-/** An HTTP answer to an enqueue, for any framework: status, lower-case headers, a JSON body. */
-export interface QueueAnswer {
-  status: 202 | 413 | 429 | 503
-  headers: Record<string, string>
-  body: string
-  contentType: 'application/json; charset=utf-8'
+/** An HTTP answer to an enqueue, for any framework: Floodgate's one answer type, with a JSON body. */
+export interface QueueAnswer extends HttpAnswer {
+  readonly status: 202 | 413 | 429 | 503
+  readonly contentType: 'application/json; charset=utf-8'
 }
-
-const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000))
 
 /**
  * The answer to an enqueue: `202 Accepted` with `{ id, queue, position, ahead }` (and `Location` when you say
@@ -28,11 +26,18 @@ export function queueAnswer(
     const headers: Record<string, string> = { ...noStore }
     if (options.location) headers.location = options.location(result.id)
     const { id, queue, position, ahead } = result
-    return { status: 202, headers, body: JSON.stringify({ id, queue, position, ahead }), contentType }
+    return {
+      kind: 'answer',
+      status: 202,
+      headers,
+      body: JSON.stringify({ id, queue, position, ahead }),
+      contentType,
+    }
   }
   switch (result.reason) {
     case 'too_large':
       return {
+        kind: 'answer',
         status: 413,
         headers: noStore,
         body: JSON.stringify({
@@ -43,8 +48,9 @@ export function queueAnswer(
         contentType,
       }
     case 'full': {
-      const retryAfter = seconds(result.retryAfterMs)
+      const retryAfter = retryAfterSeconds(result.retryAfterMs)
       return {
+        kind: 'answer',
         status: 429,
         headers: { ...noStore, 'retry-after': String(retryAfter) },
         body: JSON.stringify({
@@ -57,8 +63,9 @@ export function queueAnswer(
       }
     }
     case 'unavailable': {
-      const retryAfter = seconds(result.retryAfterMs)
+      const retryAfter = retryAfterSeconds(result.retryAfterMs)
       return {
+        kind: 'answer',
         status: 503,
         headers: { ...noStore, 'retry-after': String(retryAfter) },
         body: JSON.stringify({

@@ -1,5 +1,6 @@
 import { monotonicClock } from '../../clocks/monotonic-clock.js'
 import { guardedCall, HookFailure, hookFailed } from '../../guarded-call.js'
+import { NO_HEADERS } from '../../http/answer.js'
 import { compileReport } from '../../http/report.js'
 import type { RequestInfo } from '../../http/request-info.js'
 import { createShedMetrics } from '../../metrics/gate-metrics.js'
@@ -68,7 +69,12 @@ export function createLoadShedder<N = any>(options: LoadShedderOptions<N>): Load
       : shedLevel({ classes: classes.length, maxDelayMs: o.maxEventLoopDelay, stepMs: o.step })
   const service = serviceTime()
   const metrics = createShedMetrics({ sink: o.metrics, classes })
-  const passes: PassOutcome[] = classes.map((priority) => ({ kind: 'pass', priority, waitedMs: 0 }))
+  const passes: PassOutcome[] = classes.map((priority) => ({
+    kind: 'pass',
+    headers: NO_HEADERS,
+    priority,
+    waitedMs: 0,
+  }))
   let inFlight = 0
 
   function decide(index: number, gone: () => boolean, hold: (release: () => void) => void): GateOutcome {

@@ -1,4 +1,5 @@
 import { monotonicClock } from '../../clocks/monotonic-clock.js'
+import { NO_HEADERS } from '../../http/answer.js'
 import { compileReport } from '../../http/report.js'
 import type { RequestInfo } from '../../http/request-info.js'
 import { createQueueMetrics } from '../../metrics/gate-metrics.js'
@@ -50,7 +51,12 @@ export function createPriorityQueue<N = any>(options: PriorityQueueOptions<N>): 
     clock: (o.clock as (() => number) | undefined) ?? monotonicClock,
     timers: (o.timers as Timers | undefined) ?? systemTimers,
   })
-  const passes = names.map((priority) => ({ kind: 'pass' as const, priority, waitedMs: 0 }))
+  const passes = names.map((priority) => ({
+    kind: 'pass' as const,
+    headers: NO_HEADERS,
+    priority,
+    waitedMs: 0,
+  }))
   const metrics = createQueueMetrics({
     sink: o.metrics,
     queues: names,
@@ -62,7 +68,9 @@ export function createPriorityQueue<N = any>(options: PriorityQueueOptions<N>): 
     if (metrics) metrics.admission(lane, a)
     switch (a.kind) {
       case 'admitted':
-        return a.waitedMs === 0 ? passes[lane]! : { kind: 'pass', priority, waitedMs: a.waitedMs }
+        return a.waitedMs === 0
+          ? passes[lane]!
+          : { kind: 'pass', headers: NO_HEADERS, priority, waitedMs: a.waitedMs }
       case 'left':
         return { kind: 'gone', priority }
       case 'full':

@@ -1,0 +1,43 @@
+import type { ProxyTrust, RequestInfo } from '@floodgate/core'
+import type { Request } from 'express'
+import { routePattern } from './route-pattern.js'
+
+/** Express's `trust proxy` setting, as core reads it: `false` trusts none, `true` all, anything else some. */
+function proxyTrust(req: Request): ProxyTrust {
+  const setting = (req.app?.settings as Record<string, unknown> | undefined)?.['trust proxy']
+  return setting === true
+    ? 'all'
+    : setting === false || setting === undefined || setting === 0
+      ? 'none'
+      : 'some'
+}
+
+/**
+ * An Express request as core sees it, for the limiter and the gates alike; the route pattern is found only
+ * when something reads it.
+ */
+export class ExpressRequestInfo implements RequestInfo<Request> {
+  readonly ip: string | undefined
+  readonly method: string
+  readonly path: string
+  readonly headers: Request['headers']
+  readonly proxyTrust: ProxyTrust
+  private pattern: string | null | undefined
+  private found = false
+
+  constructor(readonly native: Request) {
+    this.ip = native.ip
+    this.method = native.method
+    this.path = native.originalUrl
+    this.headers = native.headers
+    this.proxyTrust = proxyTrust(native)
+  }
+
+  get route(): string | null | undefined {
+    if (!this.found) {
+      this.pattern = routePattern(this.native)
+      this.found = true
+    }
+    return this.pattern
+  }
+}

@@ -1,0 +1,51 @@
+import type { Gate, LoadShedderOptions, PriorityQueueOptions } from '@floodgate/core'
+import { enterGate, gateMiddlewares, writeAnswer } from '@floodgate/core/internal'
+import type { Context, Middleware } from 'koa'
+import { KoaRequestInfo } from './request-info.js'
+
+/** The options of the Koa priority queue: every core option; `priority` gets Koa's `ctx`. */
+export type KoaPriorityQueueOptions = PriorityQueueOptions<Context>
+
+/** The options of the Koa load shedder: every core option; `priority` gets Koa's `ctx`. */
+export type KoaLoadShedderOptions = LoadShedderOptions<Context>
+
+/** Koa middleware around a core gate: the request proceeds or gets the gate's answer. */
+function gateMiddleware(gate: Gate<Context>): Middleware {
+  return async function floodgateGate(ctx, next) {
+    const outcome = await enterGate(gate, new KoaRequestInfo(ctx, []), ctx.res)
+    if (outcome.kind === 'pass') return next()
+    ctx.respond = false
+    if (outcome.kind === 'answer') writeAnswer(ctx.res, outcome)
+  }
+}
+
+const gates = gateMiddlewares<Context, Middleware>(gateMiddleware)
+
+/**
+ * Serve at most `concurrency` requests at once; the others wait in the queue `priority` names, drained in
+ * the order the queues are listed. A full queue answers 429, a request that waited `maxWait` 503, both with
+ * `Retry-After`; a client that disconnects while waiting leaves its queue at once.
+ *
+ * @example
+ * app.use(priorityQueue({
+ *   concurrency: 64,
+ *   priority: (ctx) => (ctx.state.user?.plan === 'premium' ? 'premium' : 'standard'),
+ *   queues: { premium: { capacity: 500 }, standard: { capacity: 100 } },
+ *   maxWait: '10s',
+ * }))
+ */
+export const priorityQueue = gates.priorityQueue
+
+/**
+ * Shed the least important requests (503 with `Retry-After`) when the server is overloaded: past a class's
+ * share of `maxInFlight`, or while the event loop's delay stays above `maxEventLoopDelay`.
+ *
+ * @example
+ * app.use(loadShedder({
+ *   priority: (ctx) => (ctx.path.startsWith('/checkout') ? 'critical' : ctx.method === 'GET' ? 'normal' : 'sheddable'),
+ *   maxInFlight: 256,
+ *   maxEventLoopDelay: '100ms',
+ *   reserve: { critical: 0.2 },
+ * }))
+ */
+export const loadShedder = gates.loadShedder
