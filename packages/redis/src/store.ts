@@ -8,7 +8,6 @@ import {
   failModeDecisions,
   failureReporter,
   readSettled,
-  type Settled,
   type StoreMetrics,
 } from '@floodgate/core/internal'
 import { type BlockCache, blockCacheOf } from './block-cache.js'
@@ -20,16 +19,19 @@ import {
   type RedisStoreOptions,
 } from './options.js'
 import { RedisKeys } from './redis-keys.js'
+import { DEFAULT_MAX_BATCH_SIZE, SameTickBatches, type Waiting } from './same-tick-batches.js'
 import { ScriptRunner } from './script-runner.js'
 import { StoreCalls, slotGroups } from './store-calls.js'
 import { storeMetricsOf } from './store-metrics-of.js'
-import { parseAllReply, parseReply, type RedisDecision } from './wire.js'
+import { parseReply, type RedisDecision } from './wire.js'
 
 /**
- * Rate-limit state in Redis, shared by every server: each algorithm is one Lua script, run with a single
- * EVALSHA per decision (read, decide and write atomically, on the Redis server's clock unless the limiter
- * passes a time). Works on a standalone Redis and on a Redis Cluster, with ioredis or node-redis; every
- * decision is bounded by `timeoutMs` and, when Redis fails, taken by `failMode`.
+ * Rate-limit state in Redis, shared by every server: each algorithm is Lua, run by EVALSHA (read, decide and
+ * write atomically, on the Redis server's clock unless the limiter passes a time). The decisions asked for in
+ * one tick (one turn of the event loop) go as one script call per Cluster slot (`batch`), each decided on its
+ * own. Works on a standalone
+ * Redis and on a Redis Cluster, with ioredis or node-redis; every decision is bounded by `timeoutMs` and, when
+ * Redis fails, taken by `failMode`.
  *
  * @example
  * const store = new RedisStore({ client: new Redis(process.env.REDIS_URL), failMode: 'fallback' })
@@ -48,6 +50,7 @@ export class RedisStore implements Store {
   private readonly blocks: BlockCache | undefined
   private readonly rkeys: RedisKeys
   private readonly calls: StoreCalls
+  private readonly batches: SameTickBatches
   private readonly failing: FailModeDecisions
   private readonly metrics: StoreMetrics | undefined
   private readonly reportFailure: (failure: CallFailure, event: RedisStoreErrorEvent) => void
@@ -69,6 +72,9 @@ export class RedisStore implements Store {
     })
     if (this.metrics) storeMetricsOf.set(this, this.metrics)
     this.calls = new StoreCalls(runner, parsed.expiryGraceMs, this.metrics)
+    const batch = parsed.batch
+    const maxSize = batch === false ? 0 : batch === true ? DEFAULT_MAX_BATCH_SIZE : batch.maxSize
+    this.batches = new SameTickBatches(this.calls, maxSize, this.answer)
     this.reportFailure = failureReporter({
       circuit: this.circuit,
       metrics: this.metrics,
@@ -106,12 +112,27 @@ export class RedisStore implements Store {
       }
     }
     if (!this.circuit.allows()) return this.fallBack('consume', algorithm, key, cost, now)
-    return this.decideOne('consume', rkey, algorithm, key, cost, now, sentAt)
+    const items = [{ algorithm, key, cost }]
+    return new Promise((resolve) =>
+      this.batches.add({
+        operation: 'consume',
+        items,
+        keys: [rkey],
+        now,
+        sentAt,
+        resolve: resolve as Waiting['resolve'],
+      }),
+    )
   }
 
   peek(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<RedisDecision> {
     if (!this.circuit.allows()) return this.fallBack('peek', algorithm, key, cost, now)
-    return this.decideOne('peek', this.rkeys.of(algorithm, key), algorithm, key, cost, now, 0)
+    return this.calls.one('peek', this.rkeys.of(algorithm, key), algorithm, cost, now).then((settled) => {
+      const decision = readSettled(settled, parseReply, algorithm)
+      if (!(decision instanceof CallFailure)) return decision
+      this.report('peek', decision, key)
+      return this.fallBack('peek', algorithm, key, cost, now)
+    })
   }
 
   /** Give units back. Never rejects: a failure is reported to `onError` (and applied to the fallback store). */
@@ -176,7 +197,7 @@ export class RedisStore implements Store {
     this.metrics?.close()
   }
 
-  /** Decide items whose keys share one slot, with one script. */
+  /** Decide items whose keys share one slot as one, in this tick's batch. */
   private consumeOneSlot(
     items: readonly ConsumeItem[],
     keys: readonly string[],
@@ -184,53 +205,49 @@ export class RedisStore implements Store {
   ): Promise<Decision[]> {
     if (!this.circuit.allows()) return this.failing.decideAll(items, now)
     const sentAt = now !== undefined ? now : performance.now()
-    return this.calls.all(items, keys, now).then((settled) => this.readAll(settled, items, keys, now, sentAt))
+    return new Promise((resolve) =>
+      this.batches.add({
+        operation: 'consumeAll',
+        items,
+        keys,
+        now,
+        sentAt,
+        resolve: resolve as Waiting['resolve'],
+      }),
+    )
   }
 
   /**
-   * The decisions of a consume-all call sent at `sentAt`, or the fail mode's when it failed or its reply is
-   * unreadable; a refusal is remembered in the block cache.
+   * Answer a request with its decisions, `decided[from]` onward (a refusal is remembered in the block cache),
+   * or, when its batch call failed or its reply is unreadable, with the fail mode's.
    */
-  private readAll(
-    settled: Settled,
-    items: readonly ConsumeItem[],
-    keys: readonly string[],
-    now: number | undefined,
-    sentAt: number,
-  ): Decision[] | Promise<Decision[]> {
-    const decisions = readSettled(settled, parseAllReply, items)
-    if (decisions instanceof CallFailure) {
-      this.report('consumeAll', decisions, items[0]!.key)
-      return this.failing.decideAll(items, now)
-    }
-    this.blocks?.addRefusals(keys, items, decisions, sentAt, now !== undefined)
-    return decisions
-  }
-
-  /**
-   * A consume or peek through Redis; an error, a timeout or an unreadable reply takes the fail mode. A refusal
-   * of a consume sent at `sentAt` is remembered in the block cache. One `.then`, and no closure but its own.
-   */
-  private decideOne(
-    operation: 'consume' | 'peek',
-    rkey: string,
-    algorithm: Algorithm,
-    key: string,
-    cost: number,
-    now: number | undefined,
-    sentAt: number,
-  ): Promise<RedisDecision> {
-    return this.calls.one(operation, rkey, algorithm, cost, now).then((settled) => {
-      const decision = readSettled(settled, parseReply, algorithm)
-      if (!(decision instanceof CallFailure)) {
-        if (!decision.allowed && operation === 'consume' && this.blocks) {
-          this.blocks.add(rkey, algorithm, cost, decision, sentAt, now !== undefined)
-        }
-        return decision
+  private readonly answer = (
+    waiting: Waiting,
+    decided: readonly RedisDecision[] | CallFailure,
+    from: number,
+  ): void => {
+    const { operation, items, keys, now, sentAt, resolve } = waiting
+    const injected = now !== undefined
+    if (operation === 'consume') {
+      const { algorithm, key, cost } = items[0]!
+      if (decided instanceof CallFailure) {
+        this.report('consume', decided, key)
+        resolve(this.fallBack('consume', algorithm, key, cost, now))
+        return
       }
-      this.report(operation, decision, key)
-      return this.fallBack(operation, algorithm, key, cost, now)
-    })
+      const decision = decided[from]!
+      if (!decision.allowed && this.blocks)
+        this.blocks.add(keys[0]!, algorithm, cost, decision, sentAt, injected)
+      resolve(decision)
+    } else if (decided instanceof CallFailure) {
+      this.report('consumeAll', decided, items[0]!.key)
+      resolve(this.failing.decideAll(items, now))
+    } else {
+      const decisions =
+        from === 0 && decided.length === items.length ? decided : decided.slice(from, from + items.length)
+      this.blocks?.addRefusals(keys, items, decisions, sentAt, injected)
+      resolve(decisions as RedisDecision[])
+    }
   }
 
   private fallBack(

@@ -8,7 +8,7 @@ import { type RedisServer, startRedis, watchUnhandled } from '@floodgate/test-ha
 import type { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createRedisQueue, type QueueWorker, RedisStore, SyncedStore } from '../src/index.js'
-import { openClient, sharedClient, type TestClient } from './helpers.js'
+import { openClient, sharedClient } from './helpers.js'
 import { fill, queueName, until } from './queue-helpers.js'
 
 const unhandled = watchUnhandled()
@@ -33,7 +33,7 @@ const algorithm = fixedWindow({ limit: 100, window: '1h' })
 
 describe('stores on a redis-server that freezes: an async onError that rejects', () => {
   let server: RedisServer
-  let client: TestClient
+  let client: ReturnType<typeof openClient>
   beforeEach(async () => {
     server = await startRedis()
     const opened = openClient('ioredis', { port: server.port }, { reconnect: true })

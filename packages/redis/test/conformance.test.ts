@@ -11,6 +11,7 @@ function redisStore(
   prefix: string,
   resilience: Resilience = {},
   narrow?: (client: Redis) => RedisStoreOptions['client'],
+  options: Partial<RedisStoreOptions> = {},
 ): Pick<StoreUnderTest<RedisStore>, 'create' | 'destroy'> {
   return {
     async create() {
@@ -20,6 +21,7 @@ function redisStore(
         prefix: testPrefix(prefix),
         failMode: 'closed',
         timeoutMs: 5000,
+        ...options,
       })
       clients.set(store, opened)
       return store
@@ -50,6 +52,16 @@ testStore({
     del: client.del.bind(client),
   })),
   sequences: 4,
+})
+testStore({
+  name: 'RedisStore (standalone Redis, ioredis, batch: false)',
+  ...redisStore('ioredis', 'unbatched', {}, undefined, { batch: false }),
+  sequences: 4,
+})
+testStore({
+  name: 'RedisStore (standalone Redis, node-redis, batch: { maxSize: 2 })',
+  ...redisStore('node-redis', 'small-batches', {}, undefined, { batch: { maxSize: 2 } }),
+  sequences: 3,
 })
 testStore({
   name: "RedisStore on the Redis server's clock (calls without a time)",
