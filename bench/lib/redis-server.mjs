@@ -40,13 +40,13 @@ function answersPing(port) {
  * Start `redis-server` on a free port of 127.0.0.1, without persistence (no RDB, no AOF, a temporary
  * directory), and wait until it answers PING. Resolves with `{ host, port, pid, stop() }` (`stop()` ends it
  * by its PID, SIGTERM then SIGKILL, and removes the directory), or with undefined when no redis-server could
- * be started (not installed, or it exited).
+ * be started (not installed, or it exited). `args`: more of redis-server's options (`['--hz', '1']`).
  */
-export async function startPrivateRedis({ readyTimeoutMs = 10_000, runUnder = [] } = {}) {
+export async function startPrivateRedis({ readyTimeoutMs = 10_000, runUnder = [], args: extra = [] } = {}) {
   const port = await freePort()
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fg-bench-redis-'))
   const removeDir = () => fs.rmSync(dir, { recursive: true, force: true })
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra]
   // `runUnder`: a command the server runs under (valgrind and its options), which ends when it does.
   const [command, ...prefix] = [...runUnder, 'redis-server']
   const child = spawn(command, [...prefix, ...args, '--dir', dir], { stdio: 'ignore' })

@@ -123,7 +123,8 @@ export interface ClientOptions {
   /**
    * Slow down before the wall: when a response says a policy has `paceRemaining` or fewer left, hold back
    * the next requests to that origin (until the reset at 0; spread over the reset when a few are left), and
-   * after a `Retry-After`, until it has passed.
+   * after a `Retry-After`, until it has passed. Paused origins are kept in memory: the 1,000 most recent, each
+   * of at most 300 characters (a longer one, which no DNS name makes, is never paced).
    * @default false
    * @example true
    */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { PolicyInfo, RateLimitInfo } from '../src/headers/types.js'
-import { createPacer, MAX_ORIGINS, restAfter } from '../src/pacer.js'
+import { createPacer, MAX_ORIGIN_LENGTH, MAX_ORIGINS, restAfter } from '../src/pacer.js'
 
 const policy = (remaining: number | undefined, resetMs: number | undefined): PolicyInfo => ({
   mode: 'draft-8',
@@ -58,5 +58,14 @@ describe('pacer', () => {
     expect(pacer.delayFor('o0', 0)).toBe(0)
     expect(pacer.delayFor(`o${MAX_ORIGINS}`, 0)).toBe(30_000)
     expect(pacer.delayFor('o1', 0)).toBe(30_000)
+  })
+
+  it('never keeps an origin longer than any real one (300 characters): such an origin is not paced', () => {
+    const pacer = createPacer({ paceRemaining: 0, maxDelayMs: 60_000 })
+    const longest = `https://${'a'.repeat(MAX_ORIGIN_LENGTH - 8)}`
+    const longer = `${longest}b`
+    for (const origin of [longest, longer]) pacer.observe(origin, info([policy(0, 30_000)]), 0)
+    expect(pacer.delayFor(longest, 0)).toBe(30_000)
+    expect(pacer.delayFor(longer, 0)).toBe(0)
   })
 })

@@ -52,12 +52,25 @@ export interface RedisStoreOptions {
   cooldownMs?: number
   /**
    * Refuse a key locally, with no round trip, after Redis refused it, until its `retryAfterMs` has passed.
-   * Off by default. `true` keeps up to 10,000 keys; `{ maxKeys }` sets the bound. A refund or reset made
-   * through this store clears the key; one made by another process is seen when the entry runs out.
+   * Off by default. `true` keeps up to 10,000 keys; `{ maxKeys }` sets the bound. A key over 256 characters
+   * is never kept (Redis decides it), so an entry is under 1 KB whatever keys callers send. A refund or reset
+   * made through this store clears the key; one made by another process is seen when the entry runs out.
    * @default false
    * @example { maxKeys: 50_000 }
    */
   blockCache?: boolean | { maxKeys: number }
+  /**
+   * Send the decisions asked for in the same turn of the event loop to Redis together: one script call per
+   * Cluster slot (per `maxSize` items), each request still decided on its own (a request's policies all or
+   * none, as one; one request's refusal changes nothing of another's), on the server's clock, with exact
+   * `retryAfterMs`. The calls go out once the I/O already in hand is handled (`setImmediate`), with no timer;
+   * each request is answered as soon as its call returns. A busy server sends Redis few, larger calls (less
+   * Redis and client CPU per decision); a decision alone is sent as before. `true` batches up to 128 items a
+   * call; `{ maxSize }` sets the bound; `false` sends every request's call at once, alone.
+   * @default true
+   * @example { maxSize: 64 }
+   */
+  batch?: boolean | { maxSize: number }
   /**
    * How long (ms), at least, a key is kept after its state has become equal to a fresh one. A token bucket's,
    * leaky bucket's or GCRA's key is kept between one and two graces past that moment, so that most writes
@@ -108,6 +121,11 @@ const schema = z.strictObject({
       { error: 'true, false or { maxKeys }' },
     )
     .default(false),
+  batch: z
+    .union([z.boolean(), z.strictObject({ maxSize: positiveInt() })], {
+      error: 'true, false or { maxSize } (maxSize a whole number >= 1)',
+    })
+    .default(true),
   expiryGraceMs: wholeMs('a whole number of ms >= 0').default(2000),
   onError: z
     .custom<(error: Error, event: RedisStoreErrorEvent) => void>((v) => typeof v === 'function', {

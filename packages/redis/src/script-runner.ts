@@ -4,6 +4,9 @@ import { adaptClient, type RedisClient, type ScriptClient } from './clients/inde
 import { RedisStoreError, replyCode } from './errors.js'
 import type { Script } from './scripts/index.js'
 
+/** How long a script answered TRYAGAIN waits before it is sent again (ms). */
+const TRY_AGAIN_MS = 20
+
 /** A failure from the client: an error reply is not an outage; anything else (a connection error) is. */
 const failure = (error: unknown): CallFailure => new CallFailure(error, false, replyCode(error) === undefined)
 
@@ -26,7 +29,7 @@ export function redisDeadlines(timeoutMs: number): Deadlines {
 /**
  * Runs scripts and commands on Redis, each bounded by its `deadlines`: it settles with Redis's reply or a
  * {@link CallFailure}, never rejects, never waits longer. EVALSHA falls back to EVAL (which also loads the
- * script) on a NOSCRIPT reply, and only then, within the same bound. The client (ioredis or node-redis) is
+ * script) on a NOSCRIPT reply, and only then, within the same bound; a TRYAGAIN reply is sent again. The client (ioredis or node-redis) is
  * adapted once, here; the runner is also the circuit's view of its connection (`status`).
  */
 export class ScriptRunner {
@@ -61,20 +64,41 @@ export class ScriptRunner {
     timing?: BoundHistogram,
   ): Promise<Settled> {
     const args = given as readonly string[]
-    return this.within(timing, (pending) => {
-      const onError = (error: unknown) => {
-        if (pending.done || replyCode(error) !== 'NOSCRIPT') return settle(pending, failure(error))
-        try {
-          this.client.eval(script.source, numKeys, args).then(
-            (reply) => settle(pending, reply),
-            (error) => settle(pending, failure(error)),
-          )
-        } catch (error) {
-          settle(pending, failure(error))
-        }
+    return this.within(timing, (pending) => this.send(pending, script, numKeys, args, false))
+  }
+
+  /**
+   * Send `script` for `pending`: EVALSHA, or EVAL (`load`) once Redis answered NOSCRIPT. A TRYAGAIN reply (a
+   * Cluster slot being moved while its keys are split between two nodes: the script did not run) is sent
+   * again after {@link TRY_AGAIN_MS}, until it runs or the call's deadline passes.
+   */
+  private send(
+    pending: Pending,
+    script: Script,
+    numKeys: number,
+    args: readonly string[],
+    load: boolean,
+  ): void {
+    if (pending.done) return
+    const onError = (error: unknown) => {
+      if (pending.done) return
+      const code = replyCode(error)
+      if (code === 'TRYAGAIN') {
+        setTimeout(() => this.send(pending, script, numKeys, args, load), TRY_AGAIN_MS)
+      } else if (code === 'NOSCRIPT' && !load) {
+        this.send(pending, script, numKeys, args, true)
+      } else {
+        settle(pending, failure(error))
       }
-      this.client.evalsha(script.sha, numKeys, args).then((reply) => settle(pending, reply), onError)
-    })
+    }
+    try {
+      const sent = load
+        ? this.client.eval(script.source, numKeys, args)
+        : this.client.evalsha(script.sha, numKeys, args)
+      sent.then((reply) => settle(pending, reply), onError)
+    } catch (error) {
+      settle(pending, failure(error))
+    }
   }
 
   /** DEL `key`, bounded like a script. */

@@ -1,19 +1,27 @@
-import type { Algorithm, ConsumeItem } from '@floodgate/core'
+import type { Algorithm } from '@floodgate/core'
 import type { Settled, StoreMetrics } from '@floodgate/core/internal'
 import { keySlot } from './redis-key.js'
 import type { ScriptRunner } from './script-runner.js'
 import { CONSUME_ALL, SCRIPTS, type Script } from './scripts/index.js'
-import { consumeAllArgs, type Operation, type ScriptParams, scriptParams, singleArgs } from './wire.js'
+import {
+  consumeAllArgs,
+  type ItemGroup,
+  type Operation,
+  type ScriptParams,
+  scriptParams,
+  singleArgs,
+} from './wire.js'
 
 /** An algorithm's script and its arguments, made once per store. */
-interface Prepared {
+export interface Prepared {
   readonly script: Script
   readonly params: ScriptParams
 }
 
 /**
- * A RedisStore's calls to its scripts, each one EVALSHA (timed for the metrics): one key's operation, or the
- * consume-all of keys on one slot. Each algorithm's script and parameters are looked up and encoded once.
+ * A RedisStore's calls to its scripts, each one EVALSHA (timed for the metrics): one key's operation, or groups
+ * of items on one slot (one request's policies, or the requests of one tick). Each algorithm's script and
+ * parameters are looked up and encoded once.
  */
 export class StoreCalls {
   private readonly prepared = new WeakMap<Algorithm, Prepared>()
@@ -46,12 +54,22 @@ export class StoreCalls {
     return this.runner.run(script, 1, args, this.metrics?.histogramOf(operation))
   }
 
-  /** Run the consume-all script on `items`, whose `keys` share one slot. */
-  all(items: readonly ConsumeItem[], keys: readonly string[], now: number | undefined): Promise<Settled> {
-    const count = items.length
+  /**
+   * Decide `groups` (`count` items in all, their keys on one slot), each group as one, in one call: a lone
+   * item with its algorithm's one-key script (which defines no function: the cheapest call for Redis), else
+   * with the several-keys script.
+   */
+  groups(groups: readonly ItemGroup[], count: number): Promise<Settled> {
+    if (count === 1) {
+      const { items, keys, now } = groups[0]!
+      return this.one('consume', keys[0]!, items[0]!.algorithm, items[0]!.cost, now)
+    }
     const params: ScriptParams[] = new Array(count)
-    for (let i = 0; i < count; i++) params[i] = this.prepare(items[i]!.algorithm).params
-    const args = consumeAllArgs(this.runner.binary, now, this.graceMs, keys, items, params)
+    for (let g = 0, p = 0; g < groups.length; g++) {
+      const items = groups[g]!.items
+      for (let i = 0; i < items.length; i++, p++) params[p] = this.prepare(items[i]!.algorithm).params
+    }
+    const args = consumeAllArgs(this.runner.binary, this.graceMs, groups, count, params)
     return this.runner.run(CONSUME_ALL, count, args, this.metrics?.histogramOf('consume_all'))
   }
 
@@ -60,7 +78,8 @@ export class StoreCalls {
     return this.runner.del(rkey, this.metrics?.histogramOf('reset'))
   }
 
-  private prepare(algorithm: Algorithm): Prepared {
+  /** `algorithm`'s script and encoded parameters (made on first use); throws when the store cannot run it. */
+  prepare(algorithm: Algorithm): Prepared {
     let prepared = this.prepared.get(algorithm)
     if (!prepared) {
       prepared = { script: SCRIPTS[algorithm.kind], params: scriptParams(algorithm, this.graceMs) }

@@ -8,7 +8,6 @@ import {
   type Deadlines,
   failureReporter,
   readSettled,
-  type Settled,
   type StoreMetrics,
 } from '@floodgate/core/internal'
 import { type BlockCache, blockCacheOf } from './block-cache.js'
@@ -20,17 +19,19 @@ import {
   type RedisStoreOptions,
 } from './options.js'
 import { RedisKeys } from './redis-keys.js'
+import { DEFAULT_MAX_BATCH_SIZE, SameTickBatches, type Waiting } from './same-tick-batches.js'
 import { redisDeadlines, ScriptRunner } from './script-runner.js'
 import { StoreCalls, slotGroups } from './store-calls.js'
 import { storeMetricsOf } from './store-metrics-of.js'
-import { parseAllReply, parseReply, type RedisDecision } from './wire.js'
+import { parseReply, type RedisDecision } from './wire.js'
 
 /**
- * Rate-limit state in Redis, shared by every server: each algorithm is one Lua script, run with a single
- * EVALSHA per decision (read, decide and write atomically, on the Redis server's clock unless the limiter
- * passes a time). Works on a standalone Redis and on a Redis Cluster, with ioredis or node-redis. Every call
- * answers within the limiter's `storeTimeout` or rejects with a `RedisStoreError` (at once while Redis is
- * known to be down): the limiter's `failMode` then decides.
+ * Rate-limit state in Redis, shared by every server: each algorithm is Lua, run by EVALSHA (read, decide and
+ * write atomically, on the Redis server's clock unless the limiter passes a time). The decisions asked for in
+ * one tick (one turn of the event loop) go as one script call per Cluster slot (`batch`), each decided on its
+ * own. Works on a standalone Redis and on a Redis Cluster, with ioredis or node-redis. Every call answers
+ * within the limiter's `storeTimeout` or rejects with a `RedisStoreError` (at once while Redis is known to be
+ * down): the limiter's `failMode` then decides.
  *
  * @example
  * const store = new RedisStore({ client: new Redis(process.env.REDIS_URL) })
@@ -49,6 +50,7 @@ export class RedisStore implements Store {
   private readonly blocks: BlockCache | undefined
   private readonly rkeys: RedisKeys
   private readonly calls: StoreCalls
+  private readonly batches: SameTickBatches
   private readonly metrics: StoreMetrics | undefined
   private readonly reportFailure: (failure: CallFailure, event: RedisStoreErrorEvent) => void
 
@@ -67,6 +69,9 @@ export class RedisStore implements Store {
     })
     if (this.metrics) storeMetricsOf.set(this, this.metrics)
     this.calls = new StoreCalls(runner, parsed.expiryGraceMs, this.metrics)
+    const batch = parsed.batch
+    const maxSize = batch === false ? 0 : batch === true ? DEFAULT_MAX_BATCH_SIZE : batch.maxSize
+    this.batches = new SameTickBatches(this.calls, maxSize, this.answer)
     this.reportFailure = failureReporter({
       circuit: this.circuit,
       metrics: this.metrics,
@@ -113,12 +118,27 @@ export class RedisStore implements Store {
       }
     }
     if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
-    return this.decideOne('consume', rkey, algorithm, key, cost, now, sentAt)
+    const items = [{ algorithm, key, cost }]
+    return new Promise((resolve, reject) =>
+      this.batches.add({
+        operation: 'consume',
+        items,
+        keys: [rkey],
+        now,
+        sentAt,
+        resolve: resolve as Waiting['resolve'],
+        reject,
+      }),
+    )
   }
 
   peek(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<RedisDecision> {
     if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
-    return this.decideOne('peek', this.rkeys.of(algorithm, key), algorithm, key, cost, now, 0)
+    return this.calls.one('peek', this.rkeys.of(algorithm, key), algorithm, cost, now).then((settled) => {
+      const decision = readSettled(settled, parseReply, algorithm)
+      if (decision instanceof CallFailure) throw this.failed('peek', decision, key)
+      return decision
+    })
   }
 
   /** Give units back. Rejects with a `RedisStoreError` when Redis cannot take them (reported to `onError`). */
@@ -177,7 +197,7 @@ export class RedisStore implements Store {
     this.metrics?.close()
   }
 
-  /** Decide items whose keys share one slot, with one script. */
+  /** Decide items whose keys share one slot as one, in this tick's batch. */
   private consumeOneSlot(
     items: readonly ConsumeItem[],
     keys: readonly string[],
@@ -185,49 +205,47 @@ export class RedisStore implements Store {
   ): Promise<Decision[]> {
     if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
     const sentAt = now !== undefined ? now : performance.now()
-    return this.calls.all(items, keys, now).then((settled) => this.readAll(settled, items, keys, now, sentAt))
+    return new Promise((resolve, reject) =>
+      this.batches.add({
+        operation: 'consumeAll',
+        items,
+        keys,
+        now,
+        sentAt,
+        resolve: resolve as Waiting['resolve'],
+        reject,
+      }),
+    )
   }
 
   /**
-   * The decisions of a consume-all call sent at `sentAt`; a refusal is remembered in the block cache. A call
-   * that failed, or whose reply is unreadable, rejects.
+   * Answer a request with its decisions, `decided[from]` onward (a refusal is remembered in the block cache),
+   * or, when its batch call failed or its reply is unreadable, reject it with the `RedisStoreError` (reported
+   * once per request).
    */
-  private readAll(
-    settled: Settled,
-    items: readonly ConsumeItem[],
-    keys: readonly string[],
-    now: number | undefined,
-    sentAt: number,
-  ): Decision[] {
-    const decisions = readSettled(settled, parseAllReply, items)
-    if (decisions instanceof CallFailure) throw this.failed('consumeAll', decisions, items[0]!.key)
-    this.blocks?.addRefusals(keys, items, decisions, sentAt, now !== undefined)
-    return decisions
-  }
-
-  /**
-   * A consume or peek through Redis; an error, a timeout or an unreadable reply rejects. A refusal
-   * of a consume sent at `sentAt` is remembered in the block cache. One `.then`, and no closure but its own.
-   */
-  private decideOne(
-    operation: 'consume' | 'peek',
-    rkey: string,
-    algorithm: Algorithm,
-    key: string,
-    cost: number,
-    now: number | undefined,
-    sentAt: number,
-  ): Promise<RedisDecision> {
-    return this.calls.one(operation, rkey, algorithm, cost, now).then((settled) => {
-      const decision = readSettled(settled, parseReply, algorithm)
-      if (!(decision instanceof CallFailure)) {
-        if (!decision.allowed && operation === 'consume' && this.blocks) {
-          this.blocks.add(rkey, algorithm, cost, decision, sentAt, now !== undefined)
-        }
-        return decision
-      }
-      throw this.failed(operation, decision, key)
-    })
+  private readonly answer = (
+    waiting: Waiting,
+    decided: readonly RedisDecision[] | CallFailure,
+    from: number,
+  ): void => {
+    const { operation, items, keys, now, sentAt } = waiting
+    if (decided instanceof CallFailure) {
+      waiting.reject(this.failed(operation, decided, items[0]!.key))
+      return
+    }
+    const injected = now !== undefined
+    if (operation === 'consume') {
+      const { algorithm, cost } = items[0]!
+      const decision = decided[from]!
+      if (!decision.allowed && this.blocks)
+        this.blocks.add(keys[0]!, algorithm, cost, decision, sentAt, injected)
+      waiting.resolve(decision)
+    } else {
+      const decisions =
+        from === 0 && decided.length === items.length ? decided : decided.slice(from, from + items.length)
+      this.blocks?.addRefusals(keys, items, decisions, sentAt, injected)
+      waiting.resolve(decisions as RedisDecision[])
+    }
   }
 
   /**

@@ -13,9 +13,10 @@ import { PARAM_SLOTS, STEP_PARAMS, stepParams } from '@floodgate/core/internal'
  * refund), then little-endian doubles: now (NaN: the Redis server's clock), cost, grace ms, the algorithm's
  * parameters. Text: the same as separate arguments (now empty for the server's clock).
  *
- * The several-keys script: `KEYS` are the states. Binary: `ARGV[1]` is doubles: now (NaN: the server's
- * clock), grace, then per key its kind's index in {@link KINDS}, cost and {@link PARAM_SLOTS} parameter slots.
- * Text: the same as separate arguments.
+ * The several-keys script: `KEYS` are the states, group after group (a group: one request's items, decided as
+ * one). Binary: `ARGV[1]` is doubles: grace, then per group its number of items and its now (NaN: the server's
+ * clock), then per item its kind's index in {@link KINDS}, cost and {@link PARAM_SLOTS} parameter slots. Text:
+ * the same as separate arguments (now empty for the server's clock).
  *
  * A decision is one reply, `allowed remaining resetMs retryAfterMs delayMs`: for clients that take a binary
  * reply, five little-endian doubles in 40 bytes, or only `remaining resetMs` in 16 for an admission with
@@ -107,35 +108,56 @@ export function singleArgs(
   return [rkey, args]
 }
 
+/** One request's items for the several-keys script, decided as one, at its own time. */
+export interface ItemGroup {
+  readonly items: readonly ConsumeItem[]
+  /** Where each item's state is, in the order of `items`. */
+  readonly keys: readonly string[]
+  /** The limiter's time; `undefined`: the Redis server's clock. */
+  readonly now: number | undefined
+}
+
 /**
- * `keys` then the ARGV of the several-keys script (one Buffer for a client with binary replies, else text),
- * for `items` whose algorithms' parameters are `params` (one per item).
+ * The keys then the ARGV of the several-keys script for `groups` (`count` items in all, whose algorithms'
+ * parameters are `params`, one per item in order): one Buffer for a client with binary replies, else text.
  */
 export function consumeAllArgs(
   binary: boolean,
-  now: number | undefined,
   grace: number,
-  keys: readonly string[],
-  items: readonly ConsumeItem[],
+  groups: readonly ItemGroup[],
+  count: number,
   params: readonly ScriptParams[],
 ): (string | Buffer)[] {
-  const count = items.length
-  const args: (string | Buffer)[] = keys.slice()
+  const args: (string | Buffer)[] = []
+  for (let g = 0; g < groups.length; g++) {
+    const keys = groups[g]!.keys
+    for (let i = 0; i < keys.length; i++) args.push(keys[i]!)
+  }
   if (!binary) {
-    args.push(now === undefined ? '' : String(now), String(grace))
-    for (let i = 0; i < count; i++) {
-      const texts = params[i]!.texts
-      args.push(String(params[i]!.kindIndex), number(items[i]!.cost))
-      for (let j = 0; j < PARAM_SLOTS; j++) args.push(texts[j] ?? '')
+    args.push(String(grace))
+    for (let g = 0, p = 0; g < groups.length; g++) {
+      const { items, now } = groups[g]!
+      args.push(String(items.length), now === undefined ? '' : String(now))
+      for (let i = 0; i < items.length; i++, p++) {
+        const texts = params[p]!.texts
+        args.push(String(params[p]!.kindIndex), number(items[i]!.cost))
+        for (let j = 0; j < PARAM_SLOTS; j++) args.push(texts[j] ?? '')
+      }
     }
     return args
   }
-  const all = Buffer.allocUnsafe(16 + ITEM_BYTES * count)
-  all.writeDoubleLE(now === undefined ? Number.NaN : now, 0)
-  all.writeDoubleLE(grace, 8)
-  for (let i = 0, at = 16; i < count; i++, at += ITEM_BYTES) {
-    params[i]!.item.copy(all, at)
-    all.writeDoubleLE(items[i]!.cost, at + 8)
+  const all = Buffer.allocUnsafe(8 + 16 * groups.length + ITEM_BYTES * count)
+  all.writeDoubleLE(grace, 0)
+  let at = 8
+  for (let g = 0, p = 0; g < groups.length; g++) {
+    const { items, now } = groups[g]!
+    all.writeDoubleLE(items.length, at)
+    all.writeDoubleLE(now === undefined ? Number.NaN : now, at + 8)
+    at += 16
+    for (let i = 0; i < items.length; i++, p++, at += ITEM_BYTES) {
+      params[p]!.item.copy(all, at)
+      all.writeDoubleLE(items[i]!.cost, at + 8)
+    }
   }
   args.push(all)
   return args

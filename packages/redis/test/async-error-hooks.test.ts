@@ -3,12 +3,12 @@
 // they share), and the queue worker's. A hook that threw was already ignored; one that rejects is now too, on a
 // real redis-server this file starts and freezes (SIGSTOP: connected, never answering), and on the shared Redis for the queue. The queue's worker also
 // checks its options at the call: `queue.worker(fn)` was accepted, and every job then failed.
-import { fixedWindow } from '@floodgate/core'
-import { type RedisServer, startRedis, watchUnhandled } from '@floodgate/test-harness'
+import { createLimiter, fixedWindow } from '@floodgate/core'
+import { bounded, type RedisServer, startRedis, watchUnhandled } from '@floodgate/test-harness'
 import type { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createRedisQueue, type QueueWorker, RedisStore, SyncedStore } from '../src/index.js'
-import { openClient, sharedClient, type TestClient } from './helpers.js'
+import { openClient, sharedClient } from './helpers.js'
 import { fill, queueName, until } from './queue-helpers.js'
 
 const unhandled = watchUnhandled()
@@ -33,7 +33,7 @@ const algorithm = fixedWindow({ limit: 100, window: '1h' })
 
 describe('stores on a redis-server that freezes: an async onError that rejects', () => {
   let server: RedisServer
-  let client: TestClient
+  let client: ReturnType<typeof openClient>
   beforeEach(async () => {
     server = await startRedis()
     const opened = openClient('ioredis', { port: server.port }, { reconnect: true })
@@ -46,14 +46,15 @@ describe('stores on a redis-server that freezes: an async onError that rejects',
     await server.stop()
   })
 
-  it('RedisStore: the decision still arrives by the fail mode, nothing is left unhandled', async () => {
+  it("RedisStore: the decision still arrives by the limiter's fail mode, nothing is left unhandled", async () => {
     const hook = rejectingHook()
-    const store = new RedisStore({ client: client.client, timeoutMs: 200, onError: hook.onError })
+    const store = new RedisStore({ client: client.client, onError: hook.onError })
+    const limiter = createLimiter({ store, algorithm, storeTimeout: '200ms' })
     expect((await store.consume(algorithm, 'k', 1)).source).toBe('redis')
     // Frozen, the client stays connected: the call is sent and times out (a client that saw the connection
     // drop would let the circuit answer at once, with nothing to report).
     server.pause()
-    expect(await store.consume(algorithm, 'k', 1)).toMatchObject({ allowed: true, source: 'fail-open' })
+    expect(await limiter.consume('k')).toMatchObject({ allowed: true, source: 'fail-open' })
     // The failure is reported when the call settles (at its timeout).
     await until(() => hook.calls >= 1, 'onError to be told')
     await settled()
@@ -64,7 +65,7 @@ describe('stores on a redis-server that freezes: an async onError that rejects',
   it('SyncedStore: a failed read is decided locally, nothing is left unhandled', async () => {
     const hook = rejectingHook()
     const store = new SyncedStore({
-      store: new RedisStore({ client: client.client, timeoutMs: 200 }),
+      store: bounded(new RedisStore({ client: client.client }), 200),
       processes: 2,
       onError: hook.onError,
     })

@@ -2,7 +2,7 @@ import { fixedWindow, gcra, tokenBucket } from '@floodgate/core'
 import { bounded, type RedisCluster, startRedisCluster } from '@floodgate/test-harness'
 import { testStore } from '@floodgate/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { keySlot, RedisStore } from '../src/index.js'
+import { keySlot, RedisStore, type RedisStoreOptions } from '../src/index.js'
 import {
   CLIENT_NAMES,
   type ClientName,
@@ -19,8 +19,11 @@ const newClient = async (name: ClientName, resilience: Resilience = {}) => {
   clients.push(opened)
   return opened.client
 }
-const newStore = async (name: ClientName, resilience: Resilience = {}) =>
-  bounded(new RedisStore({ client: await newClient(name, resilience) }), 5000)
+const newStore = async (
+  name: ClientName,
+  resilience: Resilience = {},
+  options: Partial<RedisStoreOptions> = {},
+) => bounded(new RedisStore({ client: await newClient(name, resilience), ...options }), 5000)
 
 beforeAll(async () => {
   cluster = await startRedisCluster({ masters: 3 })
@@ -40,6 +43,11 @@ testStore({
   name: 'RedisStore (Redis Cluster, 3 masters, node-redis)',
   create: () => newStore('node-redis'),
   sequences: 3,
+})
+testStore({
+  name: 'RedisStore (Redis Cluster, node-redis, batch: false)',
+  create: () => newStore('node-redis', {}, { batch: false }),
+  sequences: 2,
 })
 testStore({
   name: 'RedisStore (Redis Cluster, ioredis auto-pipelining)',

@@ -12,6 +12,7 @@ function redisStore(
   prefix: string,
   resilience: Resilience = {},
   narrow?: (client: Redis) => RedisStoreOptions['client'],
+  options: Partial<RedisStoreOptions> = {},
 ): Pick<StoreUnderTest<RedisStore>, 'create' | 'destroy'> {
   return {
     async create() {
@@ -20,6 +21,7 @@ function redisStore(
         new RedisStore({
           client: narrow ? narrow(opened.client as Redis) : opened.client,
           prefix: testPrefix(prefix),
+          ...options,
         }),
         5000,
       )
@@ -52,6 +54,16 @@ testStore({
     del: client.del.bind(client),
   })),
   sequences: 4,
+})
+testStore({
+  name: 'RedisStore (standalone Redis, ioredis, batch: false)',
+  ...redisStore('ioredis', 'unbatched', {}, undefined, { batch: false }),
+  sequences: 4,
+})
+testStore({
+  name: 'RedisStore (standalone Redis, node-redis, batch: { maxSize: 2 })',
+  ...redisStore('node-redis', 'small-batches', {}, undefined, { batch: { maxSize: 2 } }),
+  sequences: 3,
 })
 testStore({
   name: "RedisStore on the Redis server's clock (calls without a time)",

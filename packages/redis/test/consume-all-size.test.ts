@@ -9,6 +9,8 @@ import { type ClientName, sharedRedisForFile, sharedTestClient } from './helpers
 // every client. Lua 5.1 returns at most about 8,000 values from one `unpack`, so 10,000 items pass that limit.
 const ITEMS = 10_000
 const algorithm = fixedWindow({ limit: 2, window: '1m' })
+// One minute for both calls: on the wall clock, the window could turn between them (each takes seconds).
+const NOW = Date.UTC(2026, 0, 1, 12, 0, 30)
 
 const narrow = (client: Redis): RedisStoreOptions['client'] => ({
   evalsha: client.evalsha.bind(client),
@@ -38,14 +40,14 @@ describe('RedisStore.consumeAll on many items', () => {
         })
         store.answerWithin(10_000)
         const items = Array.from({ length: ITEMS }, (_, i) => ({ algorithm, key: `{one}:${i}`, cost: 1 }))
-        const first = await store.consumeAll(items)
+        const first = await store.consumeAll(items, NOW)
         expect(errors).toEqual([])
         expect(first).toHaveLength(ITEMS)
         expect(first.every((d) => d.allowed && (d as { source?: string }).source === 'redis')).toBe(true)
         expect(first.every((d) => d.remaining === 1)).toBe(true)
         // One more item that refuses: nothing is consumed, and every item is answered, one decision each.
         const last = { algorithm: fixedWindow({ limit: 1, window: '1m' }), key: '{one}:last', cost: 2 }
-        const refused = await store.consumeAll([...items, last])
+        const refused = await store.consumeAll([...items, last], NOW)
         expect(errors).toEqual([])
         expect(refused).toHaveLength(ITEMS + 1)
         expect(refused[ITEMS]!.allowed).toBe(false)

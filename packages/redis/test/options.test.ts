@@ -53,6 +53,24 @@ describe('RedisStore options', () => {
     }
   })
 
+  it('batch: true, false or { maxSize } (a whole number >= 1), said in the error', () => {
+    for (const batch of [true, false, { maxSize: 1 }, { maxSize: 512 }]) {
+      expect(new RedisStore({ client, batch })).toBeInstanceOf(RedisStore)
+    }
+    for (const batch of ['yes', 0, null, {}, { maxSize: 0 }, { maxSize: 2.5 }, { maxSize: 8, wait: 1 }]) {
+      const error = configError({ client, batch })
+      expect(error).toBeInstanceOf(RateLimitConfigError)
+      expect(error.option).toMatch(/^RedisStore\.batch/)
+      expect(error.message).toMatch(/true, false or \{ maxSize \}|a whole number >= 1|a known option/)
+    }
+    expect(configError({ client, batch: 'yes' }).message).toBe(
+      "Expected `RedisStore.batch` to be true, false or { maxSize } (maxSize a whole number >= 1), got 'yes' (string)",
+    )
+    expect(configError({ client, batch: { maxSize: 0 } }).message).toBe(
+      'Expected `RedisStore.batch.maxSize` to be a whole number >= 1, got 0 (number)',
+    )
+  })
+
   it('has defaults: prefix floodgate, a bound of 500 ms (the default storeTimeout) until a limiter sets it; the shortest of several', () => {
     const store = new RedisStore({ client })
     expect([store.prefix, store.timeoutMs]).toEqual(['floodgate', 500])

@@ -47,6 +47,11 @@ export async function bundleFixture(options: { entry: URL; external: string[] })
     outExtension: () => ({ js: '.mjs' }),
     noExternal: [/^@floodgate\//],
     external: options.external,
+    // A CommonJS dependency bundled in (an adapter's own, such as parseurl) requires Node's modules: give the
+    // ES module bundle a require to do it with.
+    banner: {
+      js: "import { createRequire as createRequireOfBundle } from 'node:module'; const require = createRequireOfBundle(import.meta.url);",
+    },
     esbuildOptions(esbuild) {
       esbuild.alias = {
         '@floodgate/core/internal': source('core', 'internal'),

@@ -265,6 +265,35 @@ describe('createRateLimitHandler', () => {
     expect(String(warn.mock.calls[0]![0])).toContain('down')
   })
 
+  it('without onError, error codes a store makes up are warned about under at most 64 short string codes, and never fail a request', async () => {
+    const warn = vi.spyOn(process, 'emitWarning')
+    const codes: unknown[] = [7, { nested: true }, 'E'.repeat(15_000)]
+    for (let i = 0; i < 100; i++) codes.push(`E_MADE_UP_${i}`)
+    // A refund that fails is reported with the store's own error (a failed decision is wrapped in one code).
+    const memory = new MemoryStore()
+    let refunds = 0
+    const store: Store = {
+      consume: (a, k, c, now) => memory.consume(a, k, c, now),
+      peek: (a, k, c, now) => memory.peek(a, k, c, now),
+      refund: () => Promise.reject(Object.assign(new Error('down'), { code: codes[refunds++] })),
+      reset: () => undefined,
+      close: () => undefined,
+    }
+    const handler = createRateLimitHandler({ store, limit: 1_000, skipFailedRequests: true })
+    for (let i = 0; i < codes.length; i++) {
+      const outcome = await handler.handle(req())
+      expect(outcome.kind).toBe('pass')
+      handler.complete(outcome, 500)
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    expect(refunds).toBe(codes.length)
+    const warned = warn.mock.calls.map((call) => (call[1] as { code: unknown }).code)
+    warn.mockRestore()
+    expect(warned).toHaveLength(64)
+    expect(warned[0]).toBe('ERR_FLOODGATE_STORE_FAILED') // for the numeric, object and 15 kB codes
+    for (const code of warned) expect(typeof code === 'string' && code.length <= 64).toBe(true)
+  })
+
   it('legacy headers use the clock for the epoch reset', async () => {
     const c = clock()
     c.advance(1_000)

@@ -29,46 +29,69 @@ ${SERVER_CLOCK_LUA}`
 }
 
 /**
- * The entry of the several-keys script: reads the ARGV `consumeAllArgs` builds, peeks every item, and
- * consumes them all only when all would pass; replies with every item's decision in one string (the format is
- * `wire.ts`'s: one reply for the client to read, not an array of them). `decide` holds each kind's function,
- * by its index.
+ * The entry of the several-keys script: reads the ARGV `consumeAllArgs` builds, a list of groups (one request's
+ * items each, with its own time), and decides each group as one: every item of a group is peeked, and the
+ * group's items are all consumed only when all would pass; a group of one item is consumed at once (a refused
+ * consume changes nothing). One group's refusal changes nothing of another's; groups are decided in order,
+ * each seeing what the ones before it took. The Redis server's clock is read once, for every group that asks
+ * for it. Replies with every item's decision in one string (the format is `wire.ts`'s: one reply for the
+ * client to read, not an array of them). `decide` holds each kind's function, by its index.
  */
 export const CONSUME_ALL_ENTRY_LUA = `
 local binary = #ARGV == 1
 text = not binary
-local now, grace
+local grace, at, stride
 if binary then
-  now, grace = decode('<dd', ARGV[1])
+  grace, at = decode('<d', ARGV[1])
+  stride = ${8 * (2 + PARAM_SLOTS)}
 else
-  now, grace = tonumber(ARGV[1]), tonumber(ARGV[2])
+  grace, at, stride = tonumber(ARGV[1]), 2, ${2 + PARAM_SLOTS}
 end
-${SERVER_CLOCK_LUA}
+local server_now
 local format = '<${'d'.repeat(2 + PARAM_SLOTS)}'
 local out = {}
-local all = true
-for pass = 1, 2 do
-  local op = 'p'
-  if pass == 2 then op = 'c' end
-  local at = 17
-  for i = 1, #KEYS do
-    local kind, cost, a, b, c, d
-    if binary then
-      kind, cost, a, b, c, d, at = decode(format, ARGV[1], at)
-    else
-      local first = 3 + (i - 1) * ${2 + PARAM_SLOTS}
-      kind, cost = tonumber(ARGV[first]), tonumber(ARGV[first + 1])
-      a, b, c, d = tonumber(ARGV[first + 2]), tonumber(ARGV[first + 3]), tonumber(ARGV[first + 4]), tonumber(ARGV[first + 5])
-    end
-    local decision = decide[kind](KEYS[i], op, now, cost, grace, a, b, c, d)
-    out[i] = decision
-    if text then
-      if string.byte(decision, 1) ~= 49 then all = false end
-    elseif #decision ~= 16 and decode('<d', decision) ~= 1 then
-      all = false
-    end
+local first = 1
+while first <= #KEYS do
+  local size, now
+  if binary then
+    size, now, at = decode('<dd', ARGV[1], at)
+  else
+    size, now, at = tonumber(ARGV[at]), tonumber(ARGV[at + 1]), at + 2
   end
-  if not all then break end
+  if not now or now ~= now then
+    if not server_now then
+      local t = redis.call('TIME')
+      server_now = t[1] * 1000 + t[2] / 1000
+    end
+    now = server_now
+  end
+  local last = first + size - 1
+  local op, passes = 'p', 2
+  if size == 1 then op, passes = 'c', 1 end
+  for pass = 1, passes do
+    if pass == 2 then op = 'c' end
+    local all, item = true, at
+    for i = first, last do
+      local kind, cost, a, b, c, d
+      if binary then
+        kind, cost, a, b, c, d, item = decode(format, ARGV[1], item)
+      else
+        kind, cost = tonumber(ARGV[item]), tonumber(ARGV[item + 1])
+        a, b, c, d = tonumber(ARGV[item + 2]), tonumber(ARGV[item + 3]), tonumber(ARGV[item + 4]), tonumber(ARGV[item + 5])
+        item = item + stride
+      end
+      local decision = decide[kind](KEYS[i], op, now, cost, grace, a, b, c, d)
+      out[i] = decision
+      if text then
+        if string.byte(decision, 1) ~= 49 then all = false end
+      elseif #decision ~= 16 and decode('<d', decision) ~= 1 then
+        all = false
+      end
+    end
+    if not all then break end
+  end
+  at = at + size * stride
+  first = last + 1
 end
 if text then return table.concat(out, ',') end
 local sizes = {}

@@ -52,7 +52,9 @@ export interface PlanAndTierOptions<N = any> {
   anonymousPlan?: string
   /**
    * How `planOf`'s answers are kept: at most `maxKeys` keys for `ttl` (unknown keys too, so a flood of
-   * made-up keys costs one lookup each per `ttl`), or `false` to ask every time.
+   * made-up keys costs one lookup each per `ttl`), each under 1 KB (an API key over 128 characters is kept as
+   * its digest), or `false` to ask every time and keep nothing. The only place plans are kept: `maxKeys` bounds
+   * their memory whatever keys clients send.
    * @default { maxKeys: 10000, ttl: '1m' }
    * @example { maxKeys: 100_000, ttl: '5m' }
    */
