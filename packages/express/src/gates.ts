@@ -1,4 +1,11 @@
-import type { Gate, GateOutcome, LoadShedderOptions, PriorityQueueOptions } from '@floodgate/core'
+import type {
+  Gate,
+  GateOutcome,
+  LoadShedder,
+  LoadShedderOptions,
+  PriorityQueue,
+  PriorityQueueOptions,
+} from '@floodgate/core'
 import { enterGate, gateMiddlewares, writeAnswer } from '@floodgate/core/internal'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { ExpressRequestInfo } from './request-info.js'
@@ -38,7 +45,9 @@ const gates = gateMiddlewares<Request, RequestHandler>(gateMiddleware)
  *   maxWait: '10s',
  * }))
  */
-export const priorityQueue = gates.priorityQueue
+export const priorityQueue: (
+  options: ExpressPriorityQueueOptions,
+) => RequestHandler & { readonly queue: PriorityQueue<Request> } = gates.priorityQueue
 
 /**
  * Shed the least important requests (503 with `Retry-After`) when the server is overloaded: past a class's
@@ -52,4 +61,6 @@ export const priorityQueue = gates.priorityQueue
  *   reserve: { critical: 0.2 },
  * }))
  */
-export const loadShedder = gates.loadShedder
+export const loadShedder: (
+  options: ExpressLoadShedderOptions,
+) => RequestHandler & { readonly shedder: LoadShedder<Request> } = gates.loadShedder
