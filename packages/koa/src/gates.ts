@@ -1,4 +1,10 @@
-import type { Gate, LoadShedderOptions, PriorityQueueOptions } from '@floodgate/core'
+import type {
+  Gate,
+  LoadShedder,
+  LoadShedderOptions,
+  PriorityQueue,
+  PriorityQueueOptions,
+} from '@floodgate/core'
 import { enterGate, gateMiddlewares, writeAnswer } from '@floodgate/core/internal'
 import type { Context, Middleware } from 'koa'
 import { KoaRequestInfo } from './request-info.js'
@@ -34,7 +40,9 @@ const gates = gateMiddlewares<Context, Middleware>(gateMiddleware)
  *   maxWait: '10s',
  * }))
  */
-export const priorityQueue = gates.priorityQueue
+export const priorityQueue: (
+  options: KoaPriorityQueueOptions,
+) => Middleware & { readonly queue: PriorityQueue<Context> } = gates.priorityQueue
 
 /**
  * Shed the least important requests (503 with `Retry-After`) when the server is overloaded: past a class's
@@ -48,4 +56,6 @@ export const priorityQueue = gates.priorityQueue
  *   reserve: { critical: 0.2 },
  * }))
  */
-export const loadShedder = gates.loadShedder
+export const loadShedder: (
+  options: KoaLoadShedderOptions,
+) => Middleware & { readonly shedder: LoadShedder<Context> } = gates.loadShedder

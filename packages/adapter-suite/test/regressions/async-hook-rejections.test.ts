@@ -176,11 +176,11 @@ describe.each(drivers)('loadShedder on $name, with an overload signal of its own
   it.each([
     [
       'throws',
-      () => {
+      (): number => {
         throw new Error('probe broke')
       },
     ],
-    ['answers a promise', async () => 5_000],
+    ['answers a promise', async (): Promise<number> => 5_000],
   ] as const)(
     'a signal whose delayMs %s sheds nothing on its account; the server goes on',
     async (_how, delayMs) => {

@@ -60,7 +60,7 @@ describe('any adapter', () => {
     })
     const first = await handler.handle(unreadable('/a'))
     const second = await handler.handle(unreadable('/b'))
-    expect([first.allowed, second.allowed]).toEqual([true, false])
+    expect([first.kind, second.kind]).toEqual(['pass', 'answer'])
     expect(second.status).toBe(429)
     expect(codes(errors)).toEqual(['ERR_FLOODGATE_REQUEST_READ_FAILED', 'ERR_FLOODGATE_REQUEST_READ_FAILED'])
   })
