@@ -37,10 +37,11 @@ export interface AdapterAppSetup {
   routes?: AdapterRoute[]
   /**
    * The framework's own trust-proxy setting: `false` (the socket address), `true` (the leftmost
-   * `X-Forwarded-For` entry), `'loopback'` (the entry the loopback proxy appended: the rightmost).
+   * `X-Forwarded-For` entry), `'loopback'` (the entry the loopback proxy appended: the rightmost), or a
+   * function of an address and its hop (Express and Fastify; Koa reads any function as `true`).
    * @default false
    */
-  trustProxy?: boolean | 'loopback'
+  trustProxy?: boolean | 'loopback' | ((address: string, hop: number) => boolean)
   /** Make the framework's client address unknown (empty), as for a socket that is already gone. */
   noAddress?: boolean
   /** Degradation middlewares (priority queue, load shedder) before the routes. */

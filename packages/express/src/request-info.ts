@@ -17,20 +17,29 @@ function proxyTrust(req: Request): ProxyTrust {
  * when something reads it.
  */
 export class ExpressRequestInfo implements RequestInfo<Request> {
-  readonly ip: string | undefined
   readonly method: string
   readonly path: string
   readonly headers: Request['headers']
   readonly proxyTrust: ProxyTrust
   private pattern: string | null | undefined
   private found = false
+  private address: string | undefined
+  private addressRead = false
 
   constructor(readonly native: Request) {
-    this.ip = native.ip
     this.method = native.method
     this.path = native.originalUrl
     this.headers = native.headers
     this.proxyTrust = proxyTrust(native)
+  }
+
+  /** `req.ip`, read on first use: Express computes it with the app's `trust proxy` setting, which may throw. */
+  get ip(): string | undefined {
+    if (!this.addressRead) {
+      this.address = this.native.ip
+      this.addressRead = true
+    }
+    return this.address
   }
 
   get route(): string | null | undefined {

@@ -16,6 +16,7 @@ import type {
   onRequestHookHandler,
 } from 'fastify'
 import fp from 'fastify-plugin'
+import { FastifyRequestInfo } from './request-info.js'
 
 /** The options of the Fastify priority queue: every core option; `priority` gets Fastify's `request`. */
 export type FastifyPriorityQueueOptions = PriorityQueueOptions<FastifyRequest>
@@ -39,14 +40,7 @@ declare module 'fastify' {
  */
 function gateHook(gate: Gate<FastifyRequest>): onRequestHookHandler {
   return async function floodgateGate(request, reply) {
-    const info = {
-      ip: request.ip,
-      method: request.method,
-      route: request.routeOptions.url,
-      path: request.url,
-      headers: request.headers,
-      native: request,
-    }
+    const info = new FastifyRequestInfo(request, request.routeOptions.url)
     const outcome = await enterGate(gate, info, reply.raw)
     if (outcome.kind === 'pass') return
     if (outcome.kind === 'gone') return reply.hijack()

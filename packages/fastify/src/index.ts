@@ -18,6 +18,7 @@ import type {
   onRequestHookHandler,
 } from 'fastify'
 import fp from 'fastify-plugin'
+import { FastifyRequestInfo } from './request-info.js'
 
 export type { Outcome, RateLimitOptions, RequestRateLimit, Usage, UsageReport } from '@floodgate/core'
 export {
@@ -142,15 +143,7 @@ function onRequest(
   // A callback hook, not an async one: an outcome decided in this tick (the MemoryStore) calls `done` at
   // once, with no promise in between. A request answered here never calls `done` (Fastify's early reply).
   return function floodgate(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) {
-    const info: RequestInfo<FastifyRequest> = {
-      ip: request.ip,
-      method: request.method,
-      route: route ?? request.routeOptions.url,
-      path: request.url,
-      headers: request.headers,
-      native: request,
-      proxyTrust: trust,
-    }
+    const info = new FastifyRequestInfo(request, route ?? request.routeOptions.url, trust)
     const decided = handler.handle(info, request.rateLimit ?? undefined)
     if (!(decided instanceof Promise)) {
       if (write(handler, decided, info, request, reply)) done()

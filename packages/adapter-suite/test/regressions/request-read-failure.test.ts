@@ -37,6 +37,50 @@ describe.each(drivers.filter((d) => d.framework !== 'fastify'))('$name', (driver
   }
 })
 
+// Express and Fastify compute the client address with the app's trust-proxy setting, which may be a function
+// of the app's own: one that throws made the adapter throw before core ran (the framework's own 500, reported
+// nowhere). Koa takes no function there.
+describe.each(drivers.filter((d) => d.framework !== 'koa'))(
+  '$name: a client address that cannot be read',
+  (driver) => {
+    const open = openApps()
+
+    for (const failMode of ['open', 'closed'] as const) {
+      it(`a trust-proxy function that throws leaves the request refused (failMode '${failMode}'), under its own code, never a shared key`, async () => {
+        const errors: unknown[] = []
+        const a = open(
+          await driver.createApp({
+            trustProxy: () => {
+              throw new Error('the proxy list is unreadable')
+            },
+            options: {
+              limit: 5,
+              window: '1m',
+              store: new MemoryStore(),
+              failMode,
+              onError: (e: unknown) => errors.push(e),
+            },
+          }),
+        )
+        const forwarded = { 'x-forwarded-for': '198.51.100.1' }
+        const first = await a.request({ path: '/', headers: forwarded })
+        const second = await a.request({ path: '/', headers: forwarded })
+        expect([first.status, second.status]).toEqual([500, 500])
+        expect(codes(errors)).toEqual([
+          'ERR_FLOODGATE_REQUEST_READ_FAILED',
+          'ERR_FLOODGATE_NO_CLIENT_ADDRESS',
+          'ERR_FLOODGATE_REQUEST_READ_FAILED',
+          'ERR_FLOODGATE_NO_CLIENT_ADDRESS',
+        ])
+        expect((errors[0] as Error).message).toContain('refused as one whose client address is unknown')
+        expect((errors[0] as Error).cause).toEqual(new Error('the proxy list is unreadable'))
+        // A request with no forwarded address never asks the function: it is counted as usual.
+        expect((await a.request({ path: '/' })).status).toBe(200)
+      })
+    }
+  },
+)
+
 describe('any adapter', () => {
   /** A request whose route an adapter fails to read. */
   const unreadable = (path: string): RequestInfo => ({

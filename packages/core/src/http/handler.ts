@@ -129,8 +129,10 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
 
   function decide(request: RequestInfo<N>): Outcome | Promise<Outcome> {
     // The route is read here, where a failure is the request's, not the store's (decideSafely's).
-    const info = needsRoute ? readableRequest(request, report) : request
-    requestWarnings.check(info, needsRoute && info === request)
+    let info = needsRoute ? readableRequest(request, 'route', report) : request
+    const routeRead = info === request
+    if (needsIp) info = readableRequest(info, 'ip', report)
+    requestWarnings.check(info, needsRoute && routeRead)
     let ip: string | undefined
     if (needsIp) {
       const raw = info.ip

@@ -36,30 +36,40 @@ export interface RequestInfo<N = unknown> {
 /** Which proxies a framework trusts for the client address (see {@link RequestInfo.proxyTrust}). */
 export type ProxyTrust = 'none' | 'all' | 'some'
 
+/** What the limiter does with a request whose field could not be read, as its report says. */
+const UNREADABLE = {
+  route: (method: string) => `limited as one whose route is unknown ('${method} *')`,
+  ip: () => 'refused as one whose client address is unknown (never a shared key)',
+} as const
+
 /**
- * The request as the limiter reads it: `info` itself when its route pattern can be read, else a view of it whose
- * route is unknown (`undefined`: an `'endpoint'` key counts it under `METHOD *`, one bucket per method, never
- * more than a request whose route is known gets), with the failure reported as `ERR_FLOODGATE_REQUEST_READ_FAILED`.
- * An adapter finds the route from the framework's router on first read; a router it cannot read must not pass
- * for a store that cannot answer, which `failMode` would let through.
+ * The request as the limiter reads it: `info` itself when `field` (the route pattern, or the client address)
+ * can be read, else a view of it where that field is unknown, with the failure reported as
+ * `ERR_FLOODGATE_REQUEST_READ_FAILED`. An unknown route counts under `METHOD *` (one bucket per method, never
+ * more than a request whose route is known gets); an unknown address is refused, never given a shared key.
+ * An adapter reads both from the framework on first use (a router it cannot read, a trust-proxy function that
+ * throws): such a failure is the request's, and must not pass for a store that cannot answer, which
+ * `failMode` would let through.
  */
 export function readableRequest<N>(
   info: RequestInfo<N>,
+  field: 'route' | 'ip',
   report: (error: unknown, info: RequestInfo<N>) => void,
 ): RequestInfo<N> {
   try {
-    void info.route
+    void info[field]
     return info
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
+    const which = field === 'route' ? 'route' : 'client address'
     report(
       new RateLimitRequestError(
         'ERR_FLOODGATE_REQUEST_READ_FAILED',
-        `Reading the route of ${info.method} ${info.path} failed: ${reason}. The request is limited as one whose route is unknown ('${info.method} *').`,
+        `Reading the ${which} of ${info.method} ${info.path} failed: ${reason}. The request is ${UNREADABLE[field](info.method)}.`,
         { cause: error },
       ),
       info,
     )
-    return Object.create(info, { route: { value: undefined } }) as RequestInfo<N>
+    return Object.create(info, { [field]: { value: undefined } }) as RequestInfo<N>
   }
 }
