@@ -34,7 +34,7 @@ async function run(n) {
   for (let i = 0; i < n; i++) {
     let outcome = handler.handle(info)
     if (outcome instanceof Promise) outcome = await outcome
-    if (outcome.allowed) allowed++
+    if (outcome.kind === 'pass') allowed++
   }
 }
 await run(30_000)

@@ -67,7 +67,7 @@ const handler = handlers[which]()
 let undecided = 0
 const decide = async (i) => {
   const outcome = await handler.handle(request(API_KEYS[i % 1000]))
-  if (!outcome.allowed || outcome.error !== undefined) undecided++
+  if (outcome.kind !== 'pass' || outcome.error !== undefined) undecided++
 }
 for (let i = 0; i < 30_000; i++) await decide(i)
 for (let i = 0; i < Number(count); i++) await decide(i)

@@ -98,7 +98,7 @@ export async function simulateHerd(jitter: Jitter): Promise<HerdResult> {
     const at = time.now() - refusedAt
     if (at > 0) retryTimes.push(at)
     const outcome = await ask()
-    if (outcome.allowed) {
+    if (outcome.kind === 'pass') {
       successes++
       lastSuccessMs = at
       return new Response('ok', { status: 200, headers: outcome.headers })

@@ -1,8 +1,8 @@
 // Regression: an `onError` that returned a rejected promise (an async logger whose sink is down) was an
 // unhandled rejection, and the process exited; a hook that threw was already ignored. On the shared PostgreSQL,
 // with a failure it really answers (a schema that was never migrated: the decision function does not exist),
-// the decision arrives by the fail mode and nothing is left unhandled.
-import { fixedWindow } from '@floodgate/core'
+// the decision arrives by the limiter's fail mode and nothing is left unhandled.
+import { createLimiter, fixedWindow } from '@floodgate/core'
 import { watchUnhandled } from '@floodgate/test-harness'
 import { afterAll, describe, expect, it } from 'vitest'
 import { migrate, PostgresStore } from '../src/index.js'
@@ -20,17 +20,17 @@ describe('PostgresStore: an async onError that rejects', () => {
     const store = new PostgresStore({
       pool,
       schema: testSchemaName(), // never migrated
-      failMode: 'closed',
       onError: async () => {
         calls++
         throw new Error('log sink is down')
       },
     })
     const algorithm = fixedWindow({ limit: 10, window: '1m' })
-    expect(await store.consume(algorithm, 'k', 1)).toMatchObject({ allowed: false, source: 'fail-closed' })
-    expect(await store.consume(algorithm, 'k', 1)).toMatchObject({ allowed: false, source: 'fail-closed' })
+    const limiter = createLimiter({ algorithm, store, failMode: 'closed' })
+    expect(await limiter.consume('k')).toMatchObject({ allowed: false, source: 'fail-closed' })
+    expect(await limiter.consume('k')).toMatchObject({ allowed: false, source: 'fail-closed' })
     await new Promise((resolve) => setImmediate(resolve))
-    // Told of the first failure at least (a failure that took longer than timeoutMs opens the circuit, and the
+    // Told of the first failure at least (a failure that took longer than storeTimeout opens the circuit, and the
     // second decision is then taken with no call to report).
     expect(calls).toBeGreaterThanOrEqual(1)
     expect(unhandled).toEqual([])
