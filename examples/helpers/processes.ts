@@ -2,6 +2,7 @@
 // stops what it started: `npm start` runs `sh -c "node server.mjs"`, and signalling npm alone would leave the
 // server running.
 import { type ChildProcess, spawn } from 'node:child_process'
+import { stripVTControlCharacters } from 'node:util'
 
 const running = new Set<ChildProcess>()
 process.once('exit', () => {
@@ -69,8 +70,9 @@ function spawnGroup({ cwd, command, args, env }: Command): Spawned {
   const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   running.add(child)
   let output = ''
+  // Without the terminal's colours, which tools print where CI is set (Vite's `Local:` line, for one).
   const collect = (chunk: Buffer) => {
-    output += chunk.toString()
+    output += stripVTControlCharacters(chunk.toString())
   }
   child.stdout!.on('data', collect)
   child.stderr!.on('data', collect)

@@ -1,3 +1,4 @@
 import { packageBuild } from '../../tsup.package.js'
 
-export default packageBuild(['src/index.ts'])
+// ESM only: vitest, which the suite registers with, cannot be loaded by require().
+export default packageBuild(['src/index.ts'], { format: ['esm'] })
