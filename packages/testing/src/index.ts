@@ -2,7 +2,7 @@
 // app's own tests need. See docs/testing.md.
 export { type AlgorithmCase, algorithmCases, quotaAlgorithm } from './algorithms.js'
 export { type LimitOf, peekLimit, resetLimits } from './app-state.js'
-export { type StoreUnderTest, type SuiteTime, testStore } from './conformance.js'
+export { testStore } from './conformance.js'
 export { seededRandom } from './random.js'
 export {
   agreeOnRandomOperation,
@@ -10,6 +10,7 @@ export {
   type ReferenceModel,
   referenceModel,
 } from './reference-model.js'
+export type { StoreUnderTest, SuiteTime } from './store-under-test.js'
 export { type Vector, type VectorStep, vectors } from './vectors.js'
 export { type VirtualClock, virtualClock } from './virtual-clock.js'
 export { type VirtualTimers, virtualTimers } from './virtual-timers.js'

@@ -2,12 +2,12 @@
 // the process exited; docs/client.md says what `onRetry` throws is ignored. A throw and a rejection are now
 // ignored alike (with a process warning once), through `createFetch` and the undici interceptor.
 
+import { watchUnhandled } from '@floodgate/test-harness'
 import { Agent, request } from 'undici'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createFetch } from '../../src/fetch.js'
 import { createInterceptor } from '../../src/undici.js'
 import { plainServer, type TestServer, virtualTime } from '../servers.js'
-import { watchUnhandled } from './unhandled.js'
 
 const unhandled = watchUnhandled()
 let servers: TestServer[] = []

@@ -3,13 +3,13 @@
 // the call pending for ever. Now the request fails with what it threw, as a `fetch` fails, through createFetch
 // and the interceptor alike, and nothing is left unhandled.
 
+import { watchUnhandled } from '@floodgate/test-harness'
 import { Agent, request } from 'undici'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createFetch } from '../../src/fetch.js'
 import type { ClientOptions } from '../../src/options.js'
 import { createInterceptor } from '../../src/undici.js'
 import { plainServer, type TestServer, virtualTime } from '../servers.js'
-import { watchUnhandled } from './unhandled.js'
 
 const unhandled = watchUnhandled()
 let servers: TestServer[] = []
