@@ -5,9 +5,9 @@ import { describeValue } from '../errors.js'
 import { storeBound } from '../failure-policy.js'
 import { NO_HEADERS, type PassAnswer, seconds } from '../http/answer.js'
 import { callAppFunction, FunctionFailure, invalidKeyValue } from '../http/app-functions.js'
-import { compileClientAddresses, keptLength } from '../http/client-addresses.js'
 import { RateLimitRequestError } from '../http/errors.js'
 import { compileHeaders, type HeaderMode, type HeadersOption, headerModes } from '../http/headers.js'
+import { ipKey, parseIp } from '../http/ip.js'
 import {
   compileKey,
   INVALID_KEY,
@@ -333,16 +333,15 @@ export function createSlowDown<N = any>(options: SlowDownOptions<N> = {}): SlowD
   const scope = `${o.prefix === '' ? '' : `${o.prefix}:`}${POLICY}|`
   const functions: KeyFunction<N>[] = []
   const key = compileKey<N>(o.key as SlowDownKey<N> as never, functions)
-  const addresses = compileClientAddresses({ allowList: undefined, ipv6Subnet: o.ipv6Subnet })
+  const ipv6Subnet = o.ipv6Subnet === false ? 128 : o.ipv6Subnet
   const modes: HeaderMode[] = headerModes(o.headers)
   const writeHeaders = compileHeaders(modes, [{ name: POLICY, limit: after, windowMs }])
   const waiting = new Set<Waiting>()
 
   /** The client address as keys use it, or `undefined` when it is unknown (or could not be read). */
   function addressOf(info: RequestInfo<N>): string | undefined {
-    const raw = info.ip
-    const seen = typeof raw === 'string' && keptLength(raw) ? addresses.seen.get(raw) : undefined
-    return (seen ?? addresses.parse(raw))?.ip
+    const parsed = parseIp(info.ip)
+    return parsed === undefined ? undefined : ipKey(parsed, ipv6Subnet)
   }
 
   /** The store key of a request, or `undefined` (reported) when its client address was needed and is unknown. */
