@@ -2,6 +2,7 @@ import type { StoreFactory } from '@floodgate/test-harness'
 import { describe } from 'vitest'
 import { suiteContext } from './harness.js'
 import { clientAddresses } from './scenarios/client-addresses.js'
+import { denials } from './scenarios/denials.js'
 import { headers } from './scenarios/headers.js'
 import { layeredLimits } from './scenarios/layered-limits.js'
 import { readingLimits } from './scenarios/reading-limits.js'
@@ -33,6 +34,7 @@ export function describeAdapterConformance(
       layeredLimits,
       routes,
       clientAddresses,
+      denials,
       requestOptions,
       refunds,
       shaping,

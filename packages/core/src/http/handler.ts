@@ -6,7 +6,7 @@ import { parseOptions } from '../validate.js'
 import { compileAllowList } from './allow-list.js'
 import { compileDecide, type Decide } from './decide.js'
 import type { RateLimitHandler } from './handler-types.js'
-import { compileIdentify, type Identify, RequestState, type Step } from './identify.js'
+import { compileIdentify, type Identify, type RequestState, requestState, type Step } from './identify.js'
 import { type ParsedRateLimitOptions, rateLimitOptionsSchema } from './options/schema.js'
 import type { RateLimitOptions } from './options/types.js'
 import { type Outcome, outcomeOf } from './outcome.js'
@@ -86,8 +86,10 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   const identify: Identify<N> = compileIdentify<N>({
     sets,
     skip: o.skip as ((req: N, info: RequestInfo<N>) => unknown) | undefined,
+    deny: o.deny as ((req: N, info: RequestInfo<N>) => unknown) | undefined,
     user: o.user as ((req: N, info: RequestInfo<N>) => unknown) | undefined,
     allowList: o.allowList.length > 0 ? compileAllowList(o.allowList) : undefined,
+    denyList: o.denyList.length > 0 ? compileAllowList(o.denyList) : undefined,
     ipv6Subnet: o.ipv6Subnet,
     planNeedsIp: resolver !== undefined && o.anonymousPlan !== undefined,
     warnings: compileRequestWarnings(warnings),
@@ -102,10 +104,11 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
           identify: () => identify,
           decide: () => decide,
           respond,
-          fromItems: (state) => run(state, itemsAt),
+          fromItems: (state) => identify.items(state) ?? run(state, identify.steps.length),
         })
       : undefined,
     noAddress: respond.noAddress,
+    denied: respond.denied,
   })
   const metrics = o.metrics ? compileLimiterMetrics(o.metrics, Object.keys(o.plans ?? {})) : undefined
   const base = sets.get(undefined, undefined)
@@ -113,7 +116,6 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   // identify -> decide -> respond
   const steps: Step<N>[] = [...identify.steps, decide.step]
   const count = steps.length
-  const itemsAt = identify.steps.length - 1
 
   /**
    * Take `state` through the steps from `from` on, then respond. In the same tick while each step answers at
@@ -157,7 +159,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     complete: refunds.complete,
     handle(info, reading) {
       const previous = outcomeOf(reading)
-      const decided = run(new RequestState(info, base), 0)
+      const decided = run(requestState(info, base), 0)
       if (decided instanceof Promise) {
         if (metrics) decided.then(metrics)
         return previous === undefined ? decided : linkLater(decided, previous)

@@ -1,7 +1,7 @@
 import { refundItems } from '../refund-items.js'
 import type { Awaitable, Decision, Store } from '../types.js'
 import type { Decide } from './decide.js'
-import { type Identify, RequestState, type Step } from './identify.js'
+import { type Identify, type RequestState, requestState, type Step } from './identify.js'
 import { routeText } from './key-spec.js'
 import type { Outcome } from './outcome.js'
 import { NO_ADDRESS, NoPlan, PlanLookupNeeded, type PlanResolver, type Resolution } from './plans.js'
@@ -49,7 +49,7 @@ export function compilePlanStep<N>(parts: {
     gate: PlanGateSet<N>,
   ): Promise<{ gated: RequestState<N>; spent: boolean } | Outcome> {
     const identify = parts.identify()
-    const gated = new RequestState<N>(state.info, gate.set)
+    const gated = requestState<N>(state.info, gate.set)
     gated.ip = state.ip
     if (gate.factsSet.needsRoute) gated.route = routeText(state.info.route)
     await identify.gather(gated, gate.factsSet)

@@ -154,6 +154,16 @@ const INTERNAL_ERROR_BODY = JSON.stringify({
   message: 'The server could not send its answer to this request.',
 })
 
+/**
+ * The body of a denied request (`denyList`, `deny`): 403 `{ "error": "denied", "message" }`, or its
+ * problem-details form. No `retryAfter`: waiting does not help.
+ */
+function deniedBody(format: ResponseFormat): string {
+  const message = 'This client is not allowed.'
+  if (format === 'json') return JSON.stringify({ error: 'denied', message })
+  return JSON.stringify({ type: 'about:blank', title: statusTitle(403), status: 403, detail: message })
+}
+
 /** The answers of a request without a usage plan (plans.ts): 401, 403, 503, 500. */
 export const PLAN_BODIES = {
   /** No API key, and no `anonymousPlan` (401). */
@@ -272,6 +282,8 @@ export interface Respond<N> extends FailureAnswers<N> {
   decided(state: RequestState<N>): Outcome | Promise<Outcome>
   /** The client address is unknown: 500, never a shared key (in dry run, the request goes on). */
   noAddress(info: RequestInfo<N>): Outcome
+  /** The request is denied (`denyList`, `deny`): 403, before any store call (in dry run, it goes on). */
+  denied(info: RequestInfo<N>): Outcome
   /**
    * An answer of the limiter's own that is not a refusal (a usage plan's 401, 403, 503 or 500), with
    * `Cache-Control: no-store`; in dry run the request goes on, undecided.
@@ -300,6 +312,7 @@ export function compileRespond<N>(parts: {
   const sleep = parts.sleep ?? timerSleep
   const contentType = format === 'problem+json' ? PROBLEM_TYPE : JSON_TYPE
   const bodyOf = compileBody(format, status)
+  const deniedText = deniedBody(format)
 
   function decided(state: RequestState<N>): Outcome | Promise<Outcome> {
     const { set, items, info } = state
@@ -483,6 +496,17 @@ export function compileRespond<N>(parts: {
         contentType: JSON_TYPE,
         limited: false,
         error,
+      })
+    },
+    denied() {
+      if (dryRun) return undecidedOutcome(undefined)
+      return answeredOutcome({
+        status: 403,
+        headers: { ...NO_STORE },
+        body: deniedText,
+        contentType,
+        limited: false,
+        denied: true,
       })
     },
     answer(answerStatus, body, error, headers = {}) {

@@ -92,29 +92,31 @@ export interface RequestWarnings {
 
 /** Compile the per-request misconfiguration checks: a flag test per request once they are all raised. */
 export function compileRequestWarnings(warnings: Warnings): RequestWarnings {
-  let proxyChecks = true
-  let endpointCheck = true
+  const proxyPending = () => warnings.pending('forwardedHeader') || warnings.pending('permissiveTrustProxy')
+  // Whether a check may still warn; looked at again only after a request that could have raised one.
+  let proxyChecks = proxyPending()
+  let endpointCheck = warnings.pending('unknownEndpoint')
   return {
     check(info, needsRoute) {
       if (proxyChecks) {
         const trust = info.proxyTrust
-        if (
-          trust === 'none' &&
-          info.headers['x-forwarded-for'] !== undefined &&
-          warnings.pending('forwardedHeader')
-        ) {
-          warnings.warn(
-            'forwardedHeader',
-            "A request arrived with X-Forwarded-For, but the framework trusts no proxy, so the client address is the proxy's and every client behind it shares one bucket. Trust your proxy's address or CIDR (Express: app.set('trust proxy', '10.0.0.0/8'); Fastify: Fastify({ trustProxy: '10.0.0.0/8' }); Koa: app.proxy = true and app.maxIpsCount = 1), or turn this warning off with warnings: { forwardedHeader: false } when no proxy is in front.",
-          )
+        if (trust === 'none' && info.headers['x-forwarded-for'] !== undefined) {
+          if (warnings.pending('forwardedHeader')) {
+            warnings.warn(
+              'forwardedHeader',
+              "A request arrived with X-Forwarded-For, but the framework trusts no proxy, so the client address is the proxy's and every client behind it shares one bucket. Trust your proxy's address or CIDR (Express: app.set('trust proxy', '10.0.0.0/8'); Fastify: Fastify({ trustProxy: '10.0.0.0/8' }); Koa: app.proxy = true and app.maxIpsCount = 1), or turn this warning off with warnings: { forwardedHeader: false } when no proxy is in front.",
+            )
+          }
+          proxyChecks = proxyPending()
+        } else if (trust === 'all') {
+          if (warnings.pending('permissiveTrustProxy')) {
+            warnings.warn(
+              'permissiveTrustProxy',
+              "The framework trusts every proxy, so any client picks its own address, and its own bucket, by sending X-Forwarded-For. Trust only your proxy's address or CIDR (Express: app.set('trust proxy', '10.0.0.0/8'); Fastify: trustProxy: '10.0.0.0/8'; Koa: app.maxIpsCount = 1).",
+            )
+          }
+          proxyChecks = proxyPending()
         }
-        if (trust === 'all' && warnings.pending('permissiveTrustProxy')) {
-          warnings.warn(
-            'permissiveTrustProxy',
-            "The framework trusts every proxy, so any client picks its own address, and its own bucket, by sending X-Forwarded-For. Trust only your proxy's address or CIDR (Express: app.set('trust proxy', '10.0.0.0/8'); Fastify: trustProxy: '10.0.0.0/8'; Koa: app.maxIpsCount = 1).",
-          )
-        }
-        proxyChecks = warnings.pending('forwardedHeader') || warnings.pending('permissiveTrustProxy')
       }
       if (endpointCheck && needsRoute && info.route === undefined) {
         if (warnings.pending('unknownEndpoint')) {
