@@ -40,7 +40,7 @@ export type {
 } from './http/options/types.js'
 export type { Outcome, PolicyUsage, RequestRateLimit } from './http/outcome.js'
 export type { ProxyTrust, RequestInfo } from './http/request-info.js'
-export type { ResponseFormat } from './http/responses.js'
+export type { ResponseFormat } from './http/respond.js'
 export type { Usage, UsageReport } from './http/usage.js'
 export type { WarningName } from './http/warnings.js'
 export { type ConsumeOptions, createLimiter, type Limiter, type LimiterOptions } from './limiter.js'

@@ -30,7 +30,7 @@ export {
 export { RATE_LIMIT_DEFAULTS } from './http/options/defaults.js'
 export { mergeRateLimitOptions, routeRateLimitOptions } from './http/options/merge.js'
 export { defaultName, type ParsedRateLimitOptions, rateLimitOptionsSchema } from './http/options/schema.js'
-export { retryMessage } from './http/responses.js'
+export { retryMessage } from './http/respond.js'
 export {
   compileWarnings,
   ERRORS_DOC,
