@@ -10,6 +10,7 @@ import { refusals } from './scenarios/refusals.js'
 import { requestOptions } from './scenarios/request-options.js'
 import { routes } from './scenarios/routes.js'
 import { shaping } from './scenarios/shaping.js'
+import { slowDown } from './scenarios/slow-down.js'
 import { storeDown } from './scenarios/store-down.js'
 import type { AdapterDriver } from './types.js'
 
@@ -37,6 +38,7 @@ export function describeAdapterConformance(
       shaping,
       storeDown,
       readingLimits,
+      slowDown,
     ]) {
       scenarios(context)
     }

@@ -1,7 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import type { LoadShedder, PriorityQueue, UsageReport } from '@floodgate/core'
+import type { LoadShedder, PriorityQueue, SlowDown, UsageReport } from '@floodgate/core'
 
-/** One route of a test app. Every route answers `{ ok: true }` with `status` (200 by default). */
+/**
+ * One route of a test app. Every route answers `{ ok: true }` with `status` (200 by default), and
+ * `slowDown`: what the app reads of a slow-down (`req.slowDown`, `request.slowDown`, `ctx.state.slowDown`)
+ * when one counted the request.
+ */
 export interface AdapterRoute {
   /** @default 'GET' */
   method?: 'GET' | 'POST'
@@ -21,12 +25,15 @@ export interface DegradationSetup {
   priorityQueue?: Record<string, unknown>
   /** Options of `loadShedder()`. */
   loadShedder?: Record<string, unknown>
+  /** Options of `slowDown()`, after the load shedder. */
+  slowDown?: Record<string, unknown>
 }
 
 /** The degradation middlewares an app was built with, to look at their queues and load. */
 export interface AppGates {
   priorityQueue?: PriorityQueue
   loadShedder?: LoadShedder
+  slowDown?: SlowDown
 }
 
 /** How the driver builds an app. */
