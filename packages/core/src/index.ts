@@ -39,6 +39,7 @@ export type {
   WarningOptions,
 } from './http/options/types.js'
 export type { Outcome, PolicyUsage, RequestRateLimit } from './http/outcome.js'
+export type { Override, OverrideEntry, Overrides, OverridesOption } from './http/overrides.js'
 export type { ProxyTrust, RequestInfo } from './http/request-info.js'
 export type { ResponseFormat } from './http/respond.js'
 export type { Usage, UsageReport } from './http/usage.js'
@@ -62,4 +63,14 @@ export {
   type StoreOperation,
 } from './metrics/index.js'
 export { MemoryStore, type MemoryStoreOptions } from './stores/memory.js'
-export type { Algorithm, AlgorithmKind, Awaitable, Clock, ConsumeItem, Decision, Store } from './types.js'
+export type {
+  Algorithm,
+  AlgorithmKind,
+  Awaitable,
+  Clock,
+  ConsumeItem,
+  Decision,
+  SettingsWatcher,
+  Store,
+  StoreSettings,
+} from './types.js'

@@ -4,6 +4,7 @@
 export { boundDelay, boundDelays, boundsDelay } from './algorithms/bounded-delay.js'
 export { DAY_MS, PERIOD_CODES, periodOf } from './algorithms/calendar.js'
 export { ceilMs, EPSILON, floorUnits, NEVER } from './algorithms/decide.js'
+export { algorithmFromParams, type AlgorithmSpec } from './algorithms/from-params.js'
 export { algorithmId } from './algorithms/id.js'
 export { cachedClock } from './clocks/cached-clock.js'
 export { consumeInGroups, mostRestrictiveIndex } from './consume-all.js'
@@ -84,3 +85,4 @@ export {
   positiveInt,
   storeSchema,
 } from './validate.js'
+export { type PollTimers, SettingsPoller, unrefPollTimers } from './stores/settings-poller.js'

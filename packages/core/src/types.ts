@@ -122,4 +122,33 @@ export interface Store {
    * `consumeSync` and `peekSync` work on such a store only. Optional: a store without it is asynchronous.
    */
   readonly synchronous?: boolean
+  /**
+   * Read the settings document `name` (a limiter's runtime overrides): its fields and version. Optional, with
+   * `writeSettings` and `watchSettings`: a store without them holds no settings (`overrides.set` says so).
+   */
+  readSettings?(name: string): Awaitable<StoreSettings>
+  /** Set one field of the settings document `name` (`undefined` deletes it), bumping its version; the new document. */
+  writeSettings?(name: string, field: string, value: string | undefined): Awaitable<StoreSettings>
+  /**
+   * Tell `watcher` the settings document `name` as it stands, then again each time its version changes: at once
+   * in process (the MemoryStore), within {@link settingsIntervalMs} on a shared store. Returns a function that
+   * stops the watch; closing the store stops every watch.
+   */
+  watchSettings?(name: string, watcher: SettingsWatcher): () => void
+  /** The longest a change written by another server takes to reach a watch, in ms (0: at once). */
+  readonly settingsIntervalMs?: number
+}
+
+/** A small document of settings shared by every server on one store: named fields, and a version that grows with every write. */
+export interface StoreSettings {
+  readonly version: number
+  readonly fields: Readonly<Record<string, string>>
+}
+
+/** What a settings watch reports to (see {@link Store.watchSettings}). */
+export interface SettingsWatcher {
+  /** The document, first as it stands, then each time its version changes. */
+  change(settings: StoreSettings): void
+  /** A read failed; the watch goes on, and tries again after the interval. */
+  error(error: unknown): void
 }

@@ -2,6 +2,7 @@ import type { Store } from '../types.js'
 import type { Answer } from './answer.js'
 import type { RateLimitOptions } from './options/types.js'
 import type { AnsweredRequest, Outcome, RequestRateLimit } from './outcome.js'
+import type { Overrides } from './overrides.js'
 import type { RequestInfo } from './request-info.js'
 import type { UsageReport } from './usage.js'
 import type { WarningName } from './warnings.js'
@@ -38,6 +39,11 @@ export interface RateLimitHandler<N = any> {
   readonly usage: UsageReport | undefined
   /** Raise a misconfiguration warning the adapter detected (once per process, unless turned off). */
   warn(name: WarningName, message: string): void
+  /**
+   * Change the policies' per-identifier overrides at runtime (`set`, `delete`, `list`), shared through the
+   * store: see {@link Overrides}. A policy needs an `overrides` option (`{}` will do) to have any.
+   */
+  readonly overrides: Overrides
   /** The store the policies live in. */
   readonly store: Store
   /** The options this handler was created with (adapters merge per-route options over them). */

@@ -1,3 +1,4 @@
+import { RateLimitConfigError } from '../errors.js'
 import { compileFailurePolicy } from '../failure-policy.js'
 import { compileLimiterMetrics } from '../metrics/limiter-metrics.js'
 import { MemoryStore } from '../stores/memory.js'
@@ -12,6 +13,15 @@ import type { RateLimitOptions } from './options/types.js'
 import { type Outcome, outcomeOf } from './outcome.js'
 import { compilePlanStep } from './plan-gate.js'
 import { compilePlanResolver } from './plans.js'
+import {
+  compileOverrides,
+  type OverriddenPolicy,
+  type Overrides,
+  type OverridesOption,
+  type OverridesRegistry,
+} from './overrides.js'
+import { type CostFunction, compilePolicies } from './policies.js'
+import { basePolicyDefs } from './policy-defs.js'
 import { compilePolicySets } from './policy-sets.js'
 import { compileRefunds } from './refunds.js'
 import { compileReport } from './report.js'
@@ -47,10 +57,11 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   const o: ParsedRateLimitOptions = parseOptions(rateLimitOptionsSchema, options, 'rateLimit')
   const store: Store = o.store ?? new MemoryStore()
   const clock = o.clock as (() => number) | undefined
-  const sets = compilePolicySets<N>(o)
+  const report = compileReport<N>(o.onError as RateLimitOptions<N>['onError'])
+  const overrides = compileLimiterOverrides<N>(o, store, (error) => report(error, undefined))
+  const sets = compilePolicySets<N>(o, overrides)
   // A store that cannot run an algorithm (a SyncedStore and a bucket, say) says so now, not on a request.
   for (const algorithm of sets.algorithms) store.checkAlgorithm?.(algorithm)
-  const report = compileReport<N>(o.onError as RateLimitOptions<N>['onError'])
   const warnings = compileWarnings(o.warnings)
   const refunds = compileRefunds({
     store,
@@ -109,6 +120,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
       : undefined,
     noAddress: respond.noAddress,
     denied: respond.denied,
+    overrides,
   })
   const metrics = o.metrics ? compileLimiterMetrics(o.metrics, Object.keys(o.plans ?? {})) : undefined
   const base = sets.get(undefined, undefined)
@@ -170,5 +182,65 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     writeFailed: respond.writeFailed,
     usage: resolver ? compileUsageReport<N>({ store, sets, resolver, clock }) : undefined,
     warn: warnings.warn,
+    overrides: overrides?.control ?? noOverrides(),
   }
+}
+
+/**
+ * The overrides of a limiter's policies that have an `overrides` option (`limits[i].overrides`, or the short
+ * form's `overrides`); `undefined` when none has: then no step, no lookup.
+ */
+function compileLimiterOverrides<N>(
+  o: ParsedRateLimitOptions,
+  store: Store,
+  report: (error: unknown) => void,
+): OverridesRegistry<N> | undefined {
+  const specs = (o.limits ?? (o.overrides === undefined ? [] : [{ overrides: o.overrides }])) as {
+    overrides?: OverridesOption
+  }[]
+  if (!specs.some((spec) => spec.overrides !== undefined)) return undefined
+  const defs = basePolicyDefs<N>(o)
+  if (o.limits === undefined && defs.length === (o.tiers?.length ?? 0)) {
+    throw new RateLimitConfigError(
+      'ERR_FLOODGATE_INVALID_OPTION',
+      'rateLimit.overrides',
+      o.overrides,
+      'left out when no short-form policy is given (`limit`, `window` or `algorithm`); give `overrides` to a policy in `limits`',
+    )
+  }
+  const { keyFunctions } = compilePolicies<N>(defs, o.cost as number | CostFunction<N>)
+  const policies: OverriddenPolicy<N>[] = []
+  specs.forEach((spec, i) => {
+    if (spec.overrides === undefined) return
+    const option = o.limits ? `rateLimit.limits[${i}].overrides` : 'rateLimit.overrides'
+    if (i >= 30) {
+      throw new RateLimitConfigError(
+        'ERR_FLOODGATE_INVALID_OPTION',
+        option,
+        spec.overrides,
+        'on one of the first 30 policies of `limits`',
+      )
+    }
+    policies.push({ def: defs[i]!, overrides: spec.overrides, option })
+  })
+  return compileOverrides<N>({
+    policies,
+    keyFunctions,
+    store,
+    name: `overrides:${o.prefix}`,
+    report,
+  })
+}
+
+/** The overrides of a middleware with none: `list()` is empty, and `set` and `delete` say how to have some. */
+function noOverrides(): Overrides {
+  const none = (method: string) => () => {
+    throw new RateLimitConfigError(
+      'ERR_FLOODGATE_INVALID_OPTION',
+      `overrides.${method}(policy)`,
+      undefined,
+      'the name of a policy with an `overrides` option (this middleware has none: give a policy `overrides: {}`)',
+    )
+  }
+  return { set: none('set'), delete: none('delete'), list: () => Promise.resolve([]) }
 }

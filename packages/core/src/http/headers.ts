@@ -1,5 +1,5 @@
 import { NEVER } from '../algorithms/decide.js'
-import type { Decision } from '../types.js'
+import type { ConsumeItem, Decision } from '../types.js'
 import { seconds } from './answer.js'
 
 /**
@@ -33,6 +33,8 @@ export type HeaderWriter = (
   decisions: readonly Decision[],
   chosen: number,
   now: number,
+  /** The request's store items: with overrides, an item's algorithm may not be its policy's. */
+  items?: readonly ConsumeItem[],
 ) => void
 
 /**

@@ -12,6 +12,7 @@ import {
 import { ipKey, parseIp } from './ip.js'
 import { INVALID_KEY, KEPT_KEYS, type KeyFacts, keyValueText, routeText } from './key-spec.js'
 import { type Outcome, SKIPPED } from './outcome.js'
+import { idText, type OverridesRegistry } from './overrides.js'
 import type { PlanOfRequest } from './plans.js'
 import type { Policy } from './policies.js'
 import type { PolicySet, PolicySets } from './policy-sets.js'
@@ -41,6 +42,10 @@ export interface RequestState<N = any> extends KeyFacts<N> {
   user: string | undefined
   /** Each key function's answer, encoded, by the function's index. */
   values: (string | undefined)[]
+  /** With overrides: the `user` option's answer as the app gave it (the identifier overrides match). */
+  userId: string | undefined
+  /** With overrides: each key function's answer as the app gave it, by the function's index. */
+  ids: (string | undefined)[]
   /** Each cost function's answer, normalised; `undefined` when it failed (the policy's fallback cost applies). */
   costs: (number | undefined)[]
   /** The usage plan the request is decided under, with `plans`. */
@@ -62,6 +67,8 @@ export function requestState<N>(info: RequestInfo<N>, set: PolicySet<N>): Reques
     route: '*',
     user: undefined,
     values: NONE,
+    userId: undefined,
+    ids: NONE,
     costs: NONE,
     plan: undefined,
     set,
@@ -114,6 +121,8 @@ export interface IdentifyParts<N> {
   noAddress: (info: RequestInfo<N>) => Outcome
   /** The answer to a denied request (403). */
   denied: (info: RequestInfo<N>) => Outcome
+  /** The policies' overrides (overrides.ts), when a policy has an `overrides` option. */
+  overrides?: OverridesRegistry<N> | undefined
 }
 
 /** The identify stage: its steps in order, and the two a plan's gate reuses. */
@@ -130,6 +139,7 @@ export interface Identify<N> {
 /** Compile the identify stage of one limiter, once. */
 export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
   const { sets, skip, deny, user, allowList, denyList, warnings, report, plan, noAddress, denied } = parts
+  const { overrides } = parts
   const { needsRoute, routeKeyOf } = sets
   const needsIp = allowList !== undefined || denyList !== undefined || parts.planNeedsIp || sets.needsIp
   const ipv6Subnet = parts.ipv6Subnet === false ? 128 : parts.ipv6Subnet
@@ -223,9 +233,9 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
     if (set.needsRoute) state.route = routeText(info.route)
     if (set.callsApp) {
       const gathered = gather(state, set)
-      if (gathered !== undefined) return gathered.then(() => itemsStep(state))
+      if (gathered !== undefined) return gathered.then(() => items(state))
     }
-    return itemsStep(state)
+    return items(state)
   }
 
   function gather(state: RequestState<N>, set: PolicySet<N>): undefined | Promise<undefined> {
@@ -240,6 +250,10 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
       if (userOf !== undefined) state.user = keyText('user', u, info)
       state.values = keys.map((value) => keyText('key', value, info))
       state.costs = costs.map((value, i) => costValue(value, fallbackOf(set, i), info))
+      if (overrides !== undefined) {
+        if (userOf !== undefined) state.userId = idText(u)
+        state.ids = keys.map(idText)
+      }
       return undefined
     }
     if (!(userValue instanceof Promise) && !anyPromise(keyValues) && !anyPromise(costValues)) {
@@ -303,6 +317,61 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
     return undefined
   }
 
+  /**
+   * With overrides: one store item per policy, each policy with overrides looking up the request's caller. An
+   * override changes the item's algorithm and key scope; `false` takes the policy out of the request (a request
+   * that no policy is left to limit is not counted, as a skipped one).
+   */
+  function overriddenItemsStep(state: RequestState<N>): Outcome | undefined {
+    const items = overriddenItems(state, state.set.policies)
+    if (items === undefined) return noAddress(state.info)
+    if (!Array.isArray(items)) return items // SKIPPED: no policy is left to limit it
+    state.items = items
+    return undefined
+  }
+
+  /** The items of `policies` with their overrides; `state.set` loses the policies a `false` override drops. */
+  function overriddenItems(
+    state: RequestState<N>,
+    policies: readonly Policy<N>[],
+  ): ConsumeItem[] | undefined | Outcome {
+    const count = policies.length
+    const items: ConsumeItem[] = []
+    let dropped = 0
+    for (let i = 0; i < count; i++) {
+      const policy = policies[i]!
+      const cost = policy.cost ?? state.costs[policy.costIndex] ?? policy.fallbackCost
+      const found = policy.overrides?.resolve(state)
+      if (found === false) {
+        dropped |= 1 << i
+        continue
+      }
+      const key =
+        found === undefined ? policy.keyer(state, policy.scope) : policy.overrides!.keyer(state, found.scope)
+      if (key === undefined) return undefined
+      items.push({ algorithm: found === undefined ? policy.algorithm : found.algorithm, key, cost })
+    }
+    if (dropped !== 0) {
+      if (items.length === 0) return SKIPPED
+      state.set = sets.without(state.set, dropped)
+    }
+    return items
+  }
+
+  /** With overrides: wait for the store's runtime overrides before the first request is decided. */
+  function overridesReadyStep(): Promise<undefined> | undefined {
+    const loading = overrides!.ready()
+    return loading === undefined ? undefined : loading.then(() => undefined)
+  }
+
+  const items = overrides === undefined ? itemsStep : overriddenItemsStep
+
+  /** The gate's items (plan-gate.ts), with overrides: as {@link itemsOf}; a gate no policy is left in spends nothing. */
+  function overriddenItemsOf(state: RequestState<N>, policies: readonly Policy<N>[]): ConsumeItem[] | undefined {
+    const found = overriddenItems(state, policies)
+    return found === undefined || Array.isArray(found) ? found : []
+  }
+
   // A denial comes before `skip` (and the allow list): the client is identified first when anything can deny it.
   const steps: Step<N>[] = []
   if (denyList !== undefined || deny !== undefined) {
@@ -313,9 +382,15 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
     if (skip !== undefined) steps.push(skipStep)
     steps.push(clientStep)
   }
+  if (overrides !== undefined) steps.push(overridesReadyStep)
   if (plan !== undefined) steps.push(plan)
   steps.push(policiesStep)
-  return { steps, gather, itemsOf, items: itemsStep }
+  return {
+    steps,
+    gather,
+    itemsOf: overrides === undefined ? itemsOf : overriddenItemsOf,
+    items: overrides === undefined ? itemsStep : (state) => overriddenItemsStep(state),
+  }
 }
 
 /** The fallback cost of the first policy that uses cost function `index` (for the message). */

@@ -153,9 +153,14 @@ const breadthOf = (part: KeyPart): number =>
 
 /**
  * Compile a key spec once, at creation. Key functions are collected into `functions` (shared by every
- * policy of a limiter, so a function used by two policies is called once per request).
+ * policy of a limiter, so a function used by two policies is called once per request). `keeps: false` builds
+ * every key anew (an override's keyer, whose scope is not the policy's one scope).
  */
-export function compileKey<N>(spec: KeySpec<N>, functions: KeyFunction<N>[]): CompiledKey<N> {
+export function compileKey<N>(
+  spec: KeySpec<N>,
+  functions: KeyFunction<N>[],
+  keeps = true,
+): CompiledKey<N> {
   const parts = (Array.isArray(spec) ? spec : [spec]) as readonly KeyPart<N>[]
   const builders = parts.map((part) => partBuilder(part, functions))
   const breadths = parts.map(breadthOf)
@@ -168,7 +173,7 @@ export function compileKey<N>(spec: KeySpec<N>, functions: KeyFunction<N>[]): Co
     needsRoute: parts.includes('endpoint'),
     breadth,
   }
-  if (parts.length === 1 && parts[0] === 'ip') return { ...needs, keyer: ipKeyer() }
+  if (keeps && parts.length === 1 && parts[0] === 'ip') return { ...needs, keyer: ipKeyer() }
   if (builders.length === 1) {
     const only = builders[0]!
     return {

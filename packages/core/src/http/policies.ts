@@ -3,6 +3,7 @@ import { storeKey } from '../store-keys/store-key.js'
 import type { Algorithm, Awaitable } from '../types.js'
 import { type CompiledKey, compileKey, type Keyer, type KeyFunction, type KeySpec } from './key-spec.js'
 import { RATE_LIMIT_DEFAULTS } from './options/defaults.js'
+import type { PolicyOverrides } from './overrides.js'
 import type { RequestFunction } from './options/types.js'
 
 /** A cost function of the app's. */
@@ -40,6 +41,8 @@ export interface Policy<N = any> {
   readonly role: PolicyRole
   /** How shared its buckets are: 0 per caller (user, key function, plan caller), 1 per address, 2 per endpoint, 3 for all. */
   readonly breadth: number
+  /** Its overrides, when it has an `overrides` option (overrides.ts). */
+  readonly overrides?: PolicyOverrides<N>
 }
 
 /** A set of policies decided together, and what they need computed per request. */

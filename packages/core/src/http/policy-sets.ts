@@ -1,7 +1,8 @@
-import type { Algorithm } from '../types.js'
+import type { Algorithm, ConsumeItem } from '../types.js'
 import { compileHeaders, type HeaderWriter, headerModes } from './headers.js'
 import type { ParsedRateLimitOptions } from './options/schema.js'
 import type { PlanOptions, RouteTierOptions } from './options/types.js'
+import type { OverridesRegistry } from './overrides.js'
 import {
   type CompiledPolicies,
   type CostFunction,
@@ -54,6 +55,11 @@ export interface PolicySets<N> {
   readonly needsRoute: boolean
   /** Every algorithm any set decides with, once each (a store checks it can run them at creation). */
   readonly algorithms: readonly Algorithm[]
+  /**
+   * With overrides: `set` without the policies of `dropped` (a bit per policy index), which an override of
+   * `false` takes out of a request; built once per set and mask.
+   */
+  without(set: PolicySet<N>, dropped: number): PolicySet<N>
 }
 
 /**
@@ -61,7 +67,10 @@ export interface PolicySets<N> {
  * with a route's tier in place of the innermost tier (`routes`), plus a plan's `rate` and `quota`. All are
  * compiled now, so a tier looser than the one it sits under fails at creation, not on a request.
  */
-export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
+export function compilePolicySets<N>(
+  o: ParsedRateLimitOptions,
+  overrides?: OverridesRegistry<N>,
+): PolicySets<N> {
   const modes = headerModes(o.headers)
   const needsNow = modes.includes('legacy')
   const routes = (o.routes ?? {}) as Record<string, RouteTierOptions>
@@ -78,15 +87,8 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
     return compileSet(defs)
   }
   const compileSet = (defs: PolicyDef<N>[]): PolicySet<N> => {
-    const compiled = compilePolicies<N>(defs, o.cost as number | CostFunction<N>)
-    const writeHeaders = compileHeaders(
-      modes,
-      compiled.policies.map((p) => ({
-        name: p.name,
-        limit: p.algorithm.limit,
-        windowMs: p.algorithm.windowMs,
-      })),
-    )
+    const compiled = withOverrides(compilePolicies<N>(defs, o.cost as number | CostFunction<N>), overrides)
+    const writeHeaders = overridableHeaders(modes, compiled.policies)
     const callsApp =
       (compiled.needsUser && o.user !== undefined) ||
       compiled.keyFunctions.length > 0 ||
@@ -127,5 +129,88 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
     needsIp: all.some((set) => set.needsIp),
     needsRoute: byRoute || all.some((set) => set.needsRoute),
     algorithms: [...new Set(all.flatMap((set) => set.policies.map((p) => p.algorithm)))],
+    without: (set, dropped) => {
+      let byMask = subsets.get(set)
+      if (byMask === undefined) subsets.set(set, (byMask = new Map()))
+      let subset = byMask.get(dropped)
+      if (subset === undefined) {
+        subset = subsetOf(set, dropped, modes)
+        byMask.set(dropped, subset)
+      }
+      return subset
+    },
+  }
+}
+
+// The sets a `false` override makes, by set and mask: at most 2^n per set, n its policies with overrides.
+const subsets = new WeakMap<PolicySet, Map<number, PolicySet>>()
+
+/** A set without the policies of `dropped` (a bit per index): their order and headers recomputed. */
+function subsetOf<N>(set: PolicySet<N>, dropped: number, modes: ReturnType<typeof headerModes>): PolicySet<N> {
+  const policies = set.policies.filter((_, i) => (dropped & (1 << i)) === 0)
+  const sorted = policies.map((_, i) => i).sort((a, b) => policies[a]!.breadth - policies[b]!.breadth || a - b)
+  const writeHeaders = overridableHeaders(modes, policies)
+  return {
+    ...set,
+    policies,
+    order: sorted.every((p, i) => p === i) ? undefined : sorted,
+    writeHeaders,
+    needsNow: set.needsNow && writeHeaders !== undefined,
+  }
+}
+
+/** The policies, each with its overrides when the registry has some for its name (limits only). */
+function withOverrides<N>(
+  compiled: CompiledPolicies<N>,
+  overrides: OverridesRegistry<N> | undefined,
+): CompiledPolicies<N> {
+  if (overrides === undefined) return compiled
+  const policies = compiled.policies.map((p) => {
+    const table = p.role === 'limit' ? overrides.of(p.name) : undefined
+    return table === undefined ? p : { ...p, overrides: table }
+  })
+  return { ...compiled, policies }
+}
+
+/** How many header writers for overridden algorithms a set keeps; past it, it starts again from none. */
+const KEPT_OVERRIDE_WRITERS = 256
+
+/**
+ * The header writer of a set of policies. With overrides, a request whose items decide with another algorithm
+ * than their policy's (an override) gets headers of that algorithm's quota (`RateLimit-Policy`): a writer per
+ * combination of algorithms, built when first met and kept (at most 256 per set).
+ */
+function overridableHeaders<N>(
+  modes: ReturnType<typeof headerModes>,
+  policies: readonly Policy<N>[],
+): HeaderWriter | undefined {
+  const headerPolicy = (name: string, algorithm: Algorithm) => ({
+    name,
+    limit: algorithm.limit,
+    windowMs: algorithm.windowMs,
+  })
+  const base = compileHeaders(
+    modes,
+    policies.map((p) => headerPolicy(p.name, p.algorithm)),
+  )
+  if (base === undefined || !policies.some((p) => p.overrides !== undefined)) return base
+  const kept = new Map<string, HeaderWriter>()
+  return (out, decisions, chosen, now, items?: readonly ConsumeItem[]) => {
+    let same = true
+    if (items !== undefined) {
+      for (let i = 0; i < policies.length; i++) if (items[i]!.algorithm !== policies[i]!.algorithm) same = false
+    }
+    if (same) return base(out, decisions, chosen, now)
+    const ids = items!.map((item) => item.algorithm.id).join('\n')
+    let write = kept.get(ids)
+    if (write === undefined) {
+      if (kept.size >= KEPT_OVERRIDE_WRITERS) kept.clear()
+      write = compileHeaders(
+        modes,
+        policies.map((p, i) => headerPolicy(p.name, items![i]!.algorithm)),
+      )!
+      kept.set(ids, write)
+    }
+    write(out, decisions, chosen, now)
   }
 }

@@ -329,7 +329,7 @@ export function compileRespond<N>(parts: {
     const decision = decisions[chosen]!
     const headers: Record<string, string> = {}
     if (writeHeaders)
-      writeHeaders(headers, decisions, chosen, set.needsNow ? (clock ? clock() : Date.now()) : 0)
+      writeHeaders(headers, decisions, chosen, set.needsNow ? (clock ? clock() : Date.now()) : 0, items)
     const plan = state.plan?.plan
     if (decision.allowed) {
       const passed = passedOutcome({

@@ -1,6 +1,14 @@
 import { z } from 'zod'
 import { cachedClock } from '../clocks/cached-clock.js'
-import type { Algorithm, Clock, ConsumeItem, Decision, Store } from '../types.js'
+import type {
+  Algorithm,
+  Clock,
+  ConsumeItem,
+  Decision,
+  SettingsWatcher,
+  Store,
+  StoreSettings,
+} from '../types.js'
 import { parseOptions, positiveInt } from '../validate.js'
 import { SlabTable } from './slab-table.js'
 
@@ -62,6 +70,10 @@ export class MemoryStore implements Store {
   private lastAlgorithm: Algorithm | undefined
   private lastTable: SlabTable | undefined
   private decisions = 0
+  /** The settings documents (runtime overrides), by name, with their watchers: in process, seen at once. */
+  private readonly settings = new Map<string, { doc: StoreSettings; watchers: Set<SettingsWatcher> }>()
+  /** Changes are seen at once: every limiter on this store is in this process. */
+  readonly settingsIntervalMs = 0
 
   constructor(options: MemoryStoreOptions = {}) {
     const parsed = parseOptions(schema, options, 'MemoryStore')
@@ -204,6 +216,40 @@ export class MemoryStore implements Store {
 
   close(): void {
     this.clear()
+    for (const entry of this.settings.values()) entry.watchers.clear()
+  }
+
+  readSettings(name: string): StoreSettings {
+    return this.settingsOf(name).doc
+  }
+
+  /** Set (or delete, with `undefined`) one field; every watcher of `name` is told at once. */
+  writeSettings(name: string, field: string, value: string | undefined): StoreSettings {
+    const entry = this.settingsOf(name)
+    const fields = { ...entry.doc.fields }
+    if (value === undefined) delete fields[field]
+    else fields[field] = value
+    entry.doc = { version: entry.doc.version + 1, fields }
+    for (const watcher of entry.watchers) watcher.change(entry.doc)
+    return entry.doc
+  }
+
+  watchSettings(name: string, watcher: SettingsWatcher): () => void {
+    const entry = this.settingsOf(name)
+    entry.watchers.add(watcher)
+    watcher.change(entry.doc)
+    return () => {
+      entry.watchers.delete(watcher)
+    }
+  }
+
+  private settingsOf(name: string): { doc: StoreSettings; watchers: Set<SettingsWatcher> } {
+    let entry = this.settings.get(name)
+    if (entry === undefined) {
+      entry = { doc: { version: 0, fields: {} }, watchers: new Set() }
+      this.settings.set(name, entry)
+    }
+    return entry
   }
 
   private table(algorithm: Algorithm): SlabTable {

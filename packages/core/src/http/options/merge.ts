@@ -15,6 +15,7 @@ export function mergeRateLimitOptions<N>(
   const merged: Record<string, unknown> = { ...base }
   if (POLICY_OPTIONS.some((option) => route[option] !== undefined)) {
     for (const option of POLICY_OPTIONS) delete merged[option]
+    delete merged.overrides // the app's policy's overrides go with it
   }
   for (const [option, value] of Object.entries(route)) if (value !== undefined) merged[option] = value
   return merged as RateLimitOptions<N>

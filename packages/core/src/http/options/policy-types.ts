@@ -1,6 +1,7 @@
 import type { Duration } from '../../duration.js'
 import type { Algorithm, Awaitable } from '../../types.js'
 import type { KeySpec } from '../key-spec.js'
+import type { OverridesOption } from '../overrides.js'
 import type { RequestInfo } from '../request-info.js'
 import type { WarningName } from '../warnings.js'
 
@@ -42,6 +43,19 @@ export interface PolicyOptions<N = any> {
    * @example (req) => (req.method === 'GET' ? 1 : 5)
    */
   cost?: CostOption<N>
+  /**
+   * Other limits for some of this policy's callers, or none (`false`), by identifier or pattern (`*` stands for
+   * any run of characters): an exact identifier beats a pattern, a longer pattern beats a shorter one. The
+   * identifier is the caller as the app knows it, before any encoding: the `user` function's value for a
+   * `'user'` key (the address when there is no user), a key function's value, the normalised client address for
+   * `'ip'`. Each override counts in a key scope of its own: a caller's count is never carried from one limit to
+   * another. Give it (even `{}`) to change this policy's overrides at runtime (`middleware.overrides.set`),
+   * shared through the store. Not on tiers, nor on a policy keyed by `'global'` or `'endpoint'` alone. See
+   * docs/options.md#overrides.
+   * @default none
+   * @example { alice: slidingWindowCounter({ limit: 10_000, window: '1h' }), '*@acme.com': tokenBucket({ capacity: 500, refillRate: 50, interval: '1s' }), healthcheck: false }
+   */
+  overrides?: OverridesOption
 }
 
 /** What a custom refusal handler returns; anything left out keeps its default. */

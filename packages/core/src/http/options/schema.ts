@@ -43,14 +43,22 @@ const RANGE_EXPECTED = "an IP address or CIDR range like '10.0.0.0/8' or '2001:d
 const PREFIX_EXPECTED = 'a string without |, { or }'
 const WARNINGS_EXPECTED = `true, false, or an object turning warnings off by name (${Object.keys(WARNINGS).join(', ')})`
 
+const OVERRIDES_EXPECTED =
+  "an object of identifier patterns and algorithms or false ({ alice: tokenBucket({...}), '*@acme.com': false })"
+const overridesSchema = z.custom<Record<string, unknown>>(
+  (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+  { error: OVERRIDES_EXPECTED },
+)
+
 const policySchema = z.strictObject({
   name: nameSchema.optional(),
   key: keySchema.optional(),
   algorithm: algorithmSchema,
   cost: costSchema.optional(),
+  overrides: overridesSchema.optional(),
 })
 
-const SHORT_FORM = ['limit', 'window', 'algorithm', 'key', 'name'] as const
+const SHORT_FORM = ['limit', 'window', 'algorithm', 'key', 'name', 'overrides'] as const
 
 /** The names usage plans give their two policies. */
 export const PLAN_POLICY_NAMES = ['rate', 'quota'] as const
@@ -118,6 +126,7 @@ export const rateLimitOptionsSchema = z
     algorithm: algorithmSchema.optional(),
     key: keySchema.optional(),
     name: nameSchema.optional(),
+    overrides: overridesSchema.optional(),
     limits: z
       .array(policySchema, { error: 'a non-empty array of policies { name, key, algorithm, cost }' })
       .min(1, { error: 'a non-empty array of policies { name, key, algorithm, cost }' })
@@ -226,6 +235,15 @@ export const rateLimitOptionsSchema = z
         code: 'custom',
         path: [o.limit !== undefined ? 'limit' : 'window'],
         message: 'left out when `algorithm` is given (the algorithm carries its own quota)',
+      })
+      return
+    }
+    const tierWithOverrides = (o.tiers ?? []).findIndex((t) => t.overrides !== undefined)
+    if (tierWithOverrides !== -1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tiers', tierWithOverrides, 'overrides'],
+        message: 'left out on tiers (a tier only tightens; give `overrides` to a policy in `limits`)',
       })
       return
     }

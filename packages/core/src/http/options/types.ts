@@ -3,6 +3,7 @@ import type { FailMode } from '../../failure-policy.js'
 import type { MetricsSink } from '../../metrics/sink.js'
 import type { Algorithm, Awaitable, Clock, Store } from '../../types.js'
 import type { KeySpec } from '../key-spec.js'
+import type { OverridesOption } from '../overrides.js'
 import type { RequestInfo } from '../request-info.js'
 import type { PlanAndTierOptions } from './plan-options.js'
 import type { CostOption, PolicyOptions, RequestFunction, WarningOptions } from './policy-types.js'
@@ -56,6 +57,18 @@ export interface RateLimitOptions<N = any> extends PlanAndTierOptions<N>, Respon
    * @example 'api'
    */
   name?: string
+  /**
+   * Short form: other limits for some callers of the single policy, or none (`false`), by identifier or
+   * pattern (`*` stands for any run of characters). An exact identifier beats a pattern, a longer pattern beats a
+   * shorter one. The identifier is the caller as the app knows it, before any encoding: the `user` function's
+   * value for a `'user'` key, a key function's value, the normalised client address for `'ip'` (an IPv6 client as
+   * its `/64`, `'2001:db8:0:1::/64'`). Each override counts in a key scope of its own: a caller's count is never
+   * carried from one limit to another. Give it (even `{}`) to change overrides at runtime
+   * (`middleware.overrides.set`). Not with `limits` (set it on a policy there). See docs/options.md#overrides.
+   * @default none
+   * @example { alice: slidingWindowCounter({ limit: 10_000, window: '1m' }), '*@acme.com': tokenBucket({ capacity: 500, refillRate: 50, interval: '1s' }), healthcheck: false }
+   */
+  overrides?: OverridesOption
   /**
    * Full form: several policies, checked together. Every one must allow; a refused request spends nothing
    * in any of them.
