@@ -1,6 +1,7 @@
 import {
   createRateLimitHandler,
   type Outcome,
+  type Overrides,
   type RateLimitHandler,
   type RateLimitOptions,
   type RequestRateLimit,
@@ -12,6 +13,9 @@ import { ExpressRequestInfo } from './request-info.js'
 
 export type {
   Outcome,
+  OverrideEntry,
+  Overrides,
+  OverridesOption,
   RateLimitOptions,
   RequestRateLimit,
   RequestSlowDown,
@@ -82,8 +86,14 @@ export function rateLimit(options?: ExpressRateLimitOptions): RateLimitMiddlewar
     if (!(decided instanceof Promise)) return queueMicrotask(() => write(handler, decided, info, res, next))
     writeLater(handler, decided, info, res, next)
   }
-  return Object.assign(middleware, { usage: handler.usage })
+  return Object.assign(middleware, { usage: handler.usage, overrides: handler.overrides })
 }
 
-/** The middleware, with the usage report of its plans (`usage(apiKey)`, `resetUsage(apiKey)`) when it has `plans`. */
-export type RateLimitMiddleware = RequestHandler & { readonly usage: UsageReport | undefined }
+/**
+ * The middleware, with the usage report of its plans (`usage(apiKey)`, `resetUsage(apiKey)`) when it has `plans`,
+ * and its policies' `overrides` to change at runtime (`set`, `delete`, `list`; see docs/options.md#overrides).
+ */
+export type RateLimitMiddleware = RequestHandler & {
+  readonly usage: UsageReport | undefined
+  readonly overrides: Overrides
+}

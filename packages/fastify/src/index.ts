@@ -2,6 +2,7 @@ import {
   createRateLimitHandler,
   MemoryStore,
   type Outcome,
+  type Overrides,
   type ProxyTrust,
   type RateLimitHandler,
   type RateLimitOptions,
@@ -22,6 +23,9 @@ import { FastifyRequestInfo } from './request-info.js'
 
 export type {
   Outcome,
+  OverrideEntry,
+  Overrides,
+  OverridesOption,
   RateLimitOptions,
   RequestRateLimit,
   RequestSlowDown,
@@ -60,12 +64,23 @@ declare module 'fastify' {
     rateLimit: RequestRateLimit | null
   }
   interface FastifyInstance {
-    /** An `onRequest` hook that checks a limit of its own (over the plugin's options), for manual use. */
-    rateLimit(options?: RouteRateLimitOptions): onRequestHookHandler
+    /**
+     * An `onRequest` hook that checks a limit of its own (over the plugin's options), for manual use; its
+     * `overrides` change its policies' overrides at runtime.
+     */
+    rateLimit(options?: RouteRateLimitOptions): RateLimitHook
     /** The usage report of the plugin's `plans` (`usage(apiKey)`, `resetUsage(apiKey)`), when it has plans. */
     rateLimitUsage: UsageReport | undefined
+    /**
+     * The overrides of the plugin's app-wide limit, to change at runtime (`set`, `delete`, `list`; see
+     * docs/options.md#overrides). A route's own `config.rateLimit` has overrides of its own scope.
+     */
+    rateLimitOverrides: Overrides
   }
 }
+
+/** The hook `app.rateLimit(options)` returns, with its policies' overrides to change at runtime. */
+export type RateLimitHook = onRequestHookHandler & { readonly overrides: Overrides }
 
 /**
  * Fastify's `trustProxy` option, read from the instance (Fastify keeps it under a symbol; `undefined` when
@@ -177,12 +192,15 @@ const plugin: FastifyPluginAsync<FastifyRateLimitOptions> = async (fastify, opts
   }
 
   if (!fastify.hasDecorator('rateLimit')) {
-    fastify.decorate('rateLimit', (route: RouteRateLimitOptions = {}) =>
-      onRequest(createRateLimitHandler(mergeRateLimitOptions(base, route)), trust),
-    )
+    fastify.decorate('rateLimit', (route: RouteRateLimitOptions = {}): RateLimitHook => {
+      const handler = createRateLimitHandler(mergeRateLimitOptions(base, route))
+      return Object.assign(onRequest(handler, trust), { overrides: handler.overrides })
+    })
   }
   if (!fastify.hasRequestDecorator('rateLimit')) fastify.decorateRequest('rateLimit', null)
   if (!fastify.hasDecorator('rateLimitUsage')) fastify.decorate('rateLimitUsage', appHandler.usage)
+  if (!fastify.hasDecorator('rateLimitOverrides'))
+    fastify.decorate('rateLimitOverrides', appHandler.overrides)
 
   fastify.addHook('onRoute', (route) => {
     const config = (route.config as { rateLimit?: RouteRateLimitOptions | false } | undefined)?.rateLimit

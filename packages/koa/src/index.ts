@@ -1,6 +1,7 @@
 import {
   createRateLimitHandler,
   type Outcome,
+  type Overrides,
   RateLimitConfigError,
   type RateLimitOptions,
   type RequestRateLimit,
@@ -13,6 +14,9 @@ import type { MatchingRouter } from './route-pattern.js'
 
 export type {
   Outcome,
+  OverrideEntry,
+  Overrides,
+  OverridesOption,
   RateLimitOptions,
   RequestRateLimit,
   RequestSlowDown,
@@ -98,8 +102,14 @@ export function rateLimit(options: KoaRateLimitOptions = {}): RateLimitMiddlewar
     if (decided instanceof Promise) return proceedLater(ctx, next, info, decided)
     return proceed(ctx, next, info, decided)
   }
-  return Object.assign(floodgate, { usage: handler.usage })
+  return Object.assign(floodgate, { usage: handler.usage, overrides: handler.overrides })
 }
 
-/** The middleware, with the usage report of its plans (`usage(apiKey)`, `resetUsage(apiKey)`) when it has `plans`. */
-export type RateLimitMiddleware = Middleware & { readonly usage: UsageReport | undefined }
+/**
+ * The middleware, with the usage report of its plans (`usage(apiKey)`, `resetUsage(apiKey)`) when it has `plans`,
+ * and its policies' `overrides` to change at runtime (`set`, `delete`, `list`; see docs/options.md#overrides).
+ */
+export type RateLimitMiddleware = Middleware & {
+  readonly usage: UsageReport | undefined
+  readonly overrides: Overrides
+}

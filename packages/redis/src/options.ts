@@ -5,6 +5,7 @@ import {
   positive,
   positiveInt,
   refuseMovedOptions,
+  toMs,
 } from '@floodgate/core/internal'
 import { z } from 'zod'
 import { clientKind, type RedisClient } from './clients/index.js'
@@ -14,7 +15,7 @@ export type { RedisClient }
 /** What `onError` is told about a failure. */
 export interface RedisStoreErrorEvent {
   /** The store method that failed. */
-  operation: 'consume' | 'consumeAll' | 'peek' | 'refund' | 'reset'
+  operation: 'consume' | 'consumeAll' | 'peek' | 'refund' | 'reset' | 'settings'
   /** The key, as the store received it (for `consumeAll`, the first item's). */
   key: string
   /** Whether the error was the store's time bound (the limiter's `storeTimeout`). */
@@ -95,6 +96,15 @@ export interface RedisStoreOptions {
    * @example prometheus({ register })
    */
   metrics?: MetricsSink
+  /**
+   * How often each server reads the limiters' runtime overrides (`middleware.overrides.set`) from Redis: a change
+   * made on one server is applied by every other within this interval (plus one round trip). A read is one
+   * script call per limiter that has overrides, answering with a version alone when nothing changed; no read at
+   * all while no limiter has overrides. The timer is unref'd and stops when the store is closed.
+   * @default '1s'
+   * @example '250ms'
+   */
+  settingsInterval?: number | string
 }
 
 const wholeMs = (expected: string) =>
@@ -133,6 +143,12 @@ const schema = z.strictObject({
     })
     .optional(),
   metrics: metricsSinkSchema.optional(),
+  settingsInterval: z
+    .custom<number | string>((v) => toMs(v) !== undefined, {
+      error: "a duration like '250ms', '1s' or a number of ms > 0",
+    })
+    .transform((v) => toMs(v) as number)
+    .default(1000),
 })
 
 export type ParsedOptions = z.output<typeof schema>

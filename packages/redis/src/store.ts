@@ -1,4 +1,11 @@
-import type { Algorithm, ConsumeItem, Decision, Store } from '@floodgate/core'
+import type {
+  Algorithm,
+  ConsumeItem,
+  Decision,
+  SettingsWatcher,
+  Store,
+  StoreSettings,
+} from '@floodgate/core'
 import {
   CallFailure,
   Circuit,
@@ -7,7 +14,9 @@ import {
   DEFAULT_STORE_TIMEOUT_MS,
   type Deadlines,
   failureReporter,
+  partitionOf,
   readSettled,
+  SettingsPoller,
   type StoreMetrics,
 } from '@floodgate/core/internal'
 import { type BlockCache, blockCacheOf } from './block-cache.js'
@@ -22,6 +31,7 @@ import { RedisKeys } from './redis-keys.js'
 import { DEFAULT_MAX_BATCH_SIZE, SameTickBatches, type Waiting } from './same-tick-batches.js'
 import { redisDeadlines, ScriptRunner } from './script-runner.js'
 import { StoreCalls, slotGroups } from './store-calls.js'
+import { SETTINGS_READ, SETTINGS_WRITE } from './scripts/index.js'
 import { storeMetricsOf } from './store-metrics-of.js'
 import { parseReply, type RedisDecision } from './wire.js'
 
@@ -53,6 +63,11 @@ export class RedisStore implements Store {
   private readonly batches: SameTickBatches
   private readonly metrics: StoreMetrics | undefined
   private readonly reportFailure: (failure: CallFailure, event: RedisStoreErrorEvent) => void
+  private readonly runner: ScriptRunner
+  /** Reads the watched settings documents every `settingsInterval` (from the first watch until close). */
+  private readonly poller: SettingsPoller
+  /** How long a change of settings made elsewhere takes to reach this store's watches, at most (ms). */
+  readonly settingsIntervalMs: number
 
   constructor(options: RedisStoreOptions) {
     const parsed = parseStoreOptions(options)
@@ -60,6 +75,9 @@ export class RedisStore implements Store {
     this.prefix = parsed.prefix
     this.deadlines = redisDeadlines(DEFAULT_STORE_TIMEOUT_MS)
     const runner = new ScriptRunner(parsed.client, this.deadlines)
+    this.runner = runner
+    this.settingsIntervalMs = parsed.settingsInterval
+    this.poller = new SettingsPoller((name, known) => this.readSettingsSince(name, known), parsed.settingsInterval)
     this.circuit = new Circuit(runner, parsed.cooldownMs)
     this.metrics = createStoreMetrics({
       sink: parsed.metrics,
@@ -191,8 +209,44 @@ export class RedisStore implements Store {
     return this.consumeOneSlot(items, keys, now)
   }
 
-  /** Drop the block cache. The client is yours: the store never closes it. */
+  /** The settings document `name` (a limiter's runtime overrides), from Redis. */
+  async readSettings(name: string): Promise<StoreSettings> {
+    return (await this.readSettingsSince(name, undefined))!
+  }
+
+  /** Set (or delete, with `undefined`) one field of the settings document `name`, atomically with its version. */
+  async writeSettings(name: string, field: string, value: string | undefined): Promise<StoreSettings> {
+    const args = value === undefined ? [field, '0', ''] : [field, '1', value]
+    const settled = await this.runner.run(SETTINGS_WRITE, 1, [this.settingsKey(name), ...args])
+    if (settled instanceof CallFailure) throw this.failed('settings', settled, name)
+    const settings = settingsOf(settled)!
+    this.poller.written(name, settings)
+    return settings
+  }
+
+  /** Watch the settings document `name`: read now, then every `settingsInterval` while watched (until `close`). */
+  watchSettings(name: string, watcher: SettingsWatcher): () => void {
+    return this.poller.watch(name, watcher)
+  }
+
+  /** The document, or `undefined` when its version is still `known`. */
+  private async readSettingsSince(name: string, known: number | undefined): Promise<StoreSettings | undefined> {
+    const settled = await this.runner.run(SETTINGS_READ, 1, [
+      this.settingsKey(name),
+      known === undefined ? '' : String(known),
+    ])
+    if (settled instanceof CallFailure) throw this.failed('settings', settled, name)
+    return settingsOf(settled)
+  }
+
+  /** The Redis key of a settings document: `prefix:{settings:name}`, a hash (never a key of an algorithm's state). */
+  private settingsKey(name: string): string {
+    return `${this.prefix}:{${partitionOf(`settings:${name}`)}}`
+  }
+
+  /** Drop the block cache and stop reading settings. The client is yours: the store never closes it. */
   close(): void {
+    this.poller.close()
     this.blocks?.clear()
     this.metrics?.close()
   }
@@ -256,4 +310,16 @@ export class RedisStore implements Store {
     this.reportFailure(failure, { operation, key, timedOut: failure.timedOut })
     return storeErrorOf(failure)
   }
+}
+
+/** A settings script's reply: `[version]` (unchanged), or `[version, [field, value, ...]]`. */
+function settingsOf(reply: unknown): StoreSettings | undefined {
+  const [version, flat] = reply as [unknown, unknown[] | undefined]
+  if (flat === undefined) return undefined
+  const fields: Record<string, string> = {}
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const field = String(flat[i])
+    if (field !== '#version') fields[field] = String(flat[i + 1])
+  }
+  return { version: Number(String(version)), fields }
 }

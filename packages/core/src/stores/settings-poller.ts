@@ -64,6 +64,14 @@ export class SettingsPoller {
     }
   }
 
+  /** A document this store wrote: its watchers in this process are told at once, with no read. */
+  written(name: string, settings: StoreSettings): void {
+    const entry = this.watched.get(name)
+    if (entry === undefined || (entry.version !== undefined && settings.version <= entry.version)) return
+    entry.version = settings.version
+    for (const watcher of entry.watchers) watcher.change(settings)
+  }
+
   /** Stop every watch (the store closed). */
   close(): void {
     this.closed = true

@@ -309,7 +309,7 @@ describe('algorithmFromParams', () => {
   it('makes every factory algorithm again from its kind and parameters, with the same id', () => {
     const algorithms = [
       fixedWindow({ limit: 5, window: '10s' }),
-      slidingWindowCounter({ limit: 100, window: 250 }),
+      slidingWindowCounter({ limit: 100, window: '250ms' }),
       slidingWindowLog({ limit: 3, window: '1m' }),
       tokenBucket({ capacity: 7, refillRate: 3, interval: '100ms' }),
       leakyBucket({ capacity: 5, leakRate: 3, interval: '1s', mode: 'shape', maxDelay: '2s' }),

@@ -7,10 +7,12 @@ import { FIXED_WINDOW } from './fixed-window.js'
 import { GCRA } from './gcra.js'
 import { type AlgorithmLua, LIBRARIES_LUA } from './lua.js'
 import { defineScript, type Script } from './script.js'
+import { SETTINGS_READ, SETTINGS_WRITE } from './settings.js'
 import { SLIDING_WINDOW_COUNTER } from './sliding-window-counter.js'
 import { SLIDING_WINDOW_LOG } from './sliding-window-log.js'
 
 export { defineScript, type Script } from './script.js'
+export { SETTINGS_READ, SETTINGS_WRITE } from './settings.js'
 
 /** Each algorithm's Lua (both buckets share one). */
 const ALGORITHMS: Record<AlgorithmKind, AlgorithmLua> = {
@@ -56,4 +58,6 @@ ${CONSUME_ALL_ENTRY_LUA}`,
 )
 
 /** Every script, for loading them ahead of time and for the test that checks their SHA1. */
-export const ALL_SCRIPTS: readonly Script[] = [...new Set([...Object.values(SCRIPTS), CONSUME_ALL])]
+export const ALL_SCRIPTS: readonly Script[] = [
+  ...new Set([...Object.values(SCRIPTS), CONSUME_ALL, SETTINGS_READ, SETTINGS_WRITE]),
+]

@@ -1,4 +1,11 @@
-import type { Algorithm, ConsumeItem, Decision, Store } from '@floodgate/core'
+import type {
+  Algorithm,
+  ConsumeItem,
+  Decision,
+  SettingsWatcher,
+  Store,
+  StoreSettings,
+} from '@floodgate/core'
 import { cachedClock, consumeInGroups } from '@floodgate/core/internal'
 import { ScriptRunner } from '../script-runner.js'
 import type { RedisStore } from '../store.js'
@@ -219,6 +226,26 @@ export class SyncedStore implements Store {
     if (entry) this.keys.forget(entry)
     const done = this.loop.landed().then(() => this.store.reset(algorithm, key))
     await this.keys.resetting(this.store.keyOf(algorithm, key), done)
+  }
+
+  /** The settings document `name` (a limiter's runtime overrides): kept in Redis by the RedisStore. */
+  readSettings(name: string): Promise<StoreSettings> {
+    return this.store.readSettings(name)
+  }
+
+  /** Set (or delete) one field of the settings document `name`, in Redis. */
+  writeSettings(name: string, field: string, value: string | undefined): Promise<StoreSettings> {
+    return this.store.writeSettings(name, field, value)
+  }
+
+  /** Watch the settings document `name` through the RedisStore (its `settingsInterval`). */
+  watchSettings(name: string, watcher: SettingsWatcher): () => void {
+    return this.store.watchSettings(name, watcher)
+  }
+
+  /** The RedisStore's `settingsInterval`, in ms. */
+  get settingsIntervalMs(): number {
+    return this.store.settingsIntervalMs
   }
 
   /** Send every count not sent yet, leave the process count, and stop syncing. Later calls go to the RedisStore. */
