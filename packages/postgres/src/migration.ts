@@ -6,12 +6,13 @@ import { consumeAllSql } from './sql/consume-all.js'
 import { consumeBatchSql } from './sql/consume-batch.js'
 import { decideSql, resetSql, sweepSql } from './sql/decide.js'
 import { DEFAULT_LOCATION, type Location, qualified } from './sql/location.js'
+import { settingsTableSql } from './sql/settings.js'
 import { stepFunctions } from './sql/step.js'
 import { tableSql } from './sql/table.js'
 import { schemaName, tableName } from './validate.js'
 
 /** Which migration the SQL is; the table's comment says which one made it. */
-export const MIGRATION_VERSION = 2
+export const MIGRATION_VERSION = 3
 
 /** Options of {@link migrationSql} and {@link migrate}. */
 export interface MigrationOptions {
@@ -46,7 +47,8 @@ const schema = z.strictObject({
 
 /**
  * The migration as SQL text, one transaction: the table, its expiry index, and the functions the store calls
- * (a step per algorithm, one-key decisions, consume-all, a tick's batch, reset and sweep). Idempotent: run it
+ * (a step per algorithm, one-key decisions, consume-all, a tick's batch, reset and sweep), and the settings
+ * table (`<table>_settings`: runtime overrides). Idempotent: run it
  * again after an upgrade to replace the functions; rows are kept. Run it with `migrate()` or `psql -f`.
  *
  * @example await pool.query(migrationSql({ schema: 'rate_limits' }))
@@ -67,6 +69,7 @@ export function migrationSql(options: MigrationOptions = {}): string {
     consumeBatchSql(location),
     resetSql(location),
     sweepSql(location),
+    settingsTableSql(location),
     `COMMENT ON TABLE ${qualified(location)} IS 'Floodgate rate-limit state (@floodgate/postgres, migration ${MIGRATION_VERSION})';`,
     'COMMIT;',
     '',

@@ -6,6 +6,7 @@ import {
   positive,
   positiveInt,
   refuseMovedOptions,
+  toMs,
 } from '@floodgate/core/internal'
 import { z } from 'zod'
 import { DEFAULT_LOCATION } from './sql/location.js'
@@ -48,7 +49,7 @@ export interface PostgresPool {
 /** What `onError` is told about a failure. */
 export interface PostgresStoreErrorEvent {
   /** The store method that failed (`'sweep'`: removing expired rows, on its own or when called). */
-  operation: 'consume' | 'consumeAll' | 'peek' | 'refund' | 'reset' | 'sweep'
+  operation: 'consume' | 'consumeAll' | 'peek' | 'refund' | 'reset' | 'sweep' | 'settings'
   /** The key, as the store received it (for `consumeAll`, the first item's; for `sweep`, empty). */
   key: string
   /** Whether the error was a time bound: the store's (the limiter's `storeTimeout`), or `lockTimeoutMs` inside PostgreSQL. */
@@ -162,6 +163,15 @@ export interface PostgresStoreOptions {
    * @example prometheus({ register })
    */
   metrics?: MetricsSink
+  /**
+   * How often each server reads the limiters' runtime overrides (`middleware.overrides.set`) from the settings
+   * table: a change made on one server is applied by every other within this interval (plus one query). One
+   * query per limiter that has overrides, answering with the version row alone when nothing changed; none while
+   * no limiter has overrides. The timer is unref'd and stops when the store is closed.
+   * @default '1s'
+   * @example '250ms'
+   */
+  settingsInterval?: number | string
 }
 
 const isPool = (v: unknown): v is PostgresPool =>
@@ -199,6 +209,12 @@ const schema = z.strictObject({
     .default({ every: 1000, batch: 1000 }),
   onError: fn('a function').optional(),
   metrics: metricsSinkSchema.optional(),
+  settingsInterval: z
+    .custom<number | string>((v) => toMs(v) !== undefined, {
+      error: "a duration like '250ms', '1s' or a number of ms > 0",
+    })
+    .transform((v) => toMs(v) as number)
+    .default(1000),
 })
 
 export type ParsedOptions = Omit<z.output<typeof schema>, 'onError'> & {

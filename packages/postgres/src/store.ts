@@ -1,4 +1,11 @@
-import type { Algorithm, ConsumeItem, Decision, Store } from '@floodgate/core'
+import type {
+  Algorithm,
+  ConsumeItem,
+  Decision,
+  SettingsWatcher,
+  Store,
+  StoreSettings,
+} from '@floodgate/core'
 import {
   CallFailure,
   Circuit,
@@ -7,6 +14,7 @@ import {
   type Deadlines,
   failureReporter,
   readSettled,
+  SettingsPoller,
   type StoreMetrics,
 } from '@floodgate/core/internal'
 import { circuitOpenError, storeErrorOf } from './errors.js'
@@ -18,7 +26,8 @@ import {
   type PostgresStoreOptions,
   parseStoreOptions,
 } from './options.js'
-import { postgresDeadlines } from './query-runner.js'
+import { postgresDeadlines, QueryRunner } from './query-runner.js'
+import { settingsStatements } from './sql/settings.js'
 import { DEFAULT_MAX_BATCH_SIZE, SameTickBatches, type Waiting } from './same-tick-batches.js'
 import { StoreCalls } from './store-calls.js'
 import { storedKey } from './stored-key.js'
@@ -55,6 +64,12 @@ export class PostgresStore implements Store {
   private readonly metrics: StoreMetrics | undefined
   private readonly reportFailure: (failure: CallFailure, event: PostgresStoreErrorEvent) => void
   private readonly sweeper: Sweeper | undefined
+  /** Runs the settings statements; reads the watched settings documents every `settingsInterval`. */
+  private readonly settingsRunner: QueryRunner
+  private readonly settingsSql: ReturnType<typeof settingsStatements>
+  private readonly poller: SettingsPoller
+  /** How long a change of settings made elsewhere takes to reach this store's watches, at most (ms). */
+  readonly settingsIntervalMs: number
 
   constructor(options: PostgresStoreOptions) {
     const parsed = parseStoreOptions(options)
@@ -99,6 +114,11 @@ export class PostgresStore implements Store {
             this.circuit.allows() ? this.sweepOnce(batch) : Promise.resolve(undefined),
           )
     this.pool.on('error', this.onPoolError)
+    const location = { schema: parsed.schema, table: parsed.table }
+    this.settingsRunner = new QueryRunner(this.pool, location, this.deadlines)
+    this.settingsSql = settingsStatements(location)
+    this.settingsIntervalMs = parsed.settingsInterval
+    this.poller = new SettingsPoller((name, known) => this.readSettingsSince(name, known), parsed.settingsInterval)
   }
 
   /** Whether calls are failing fast right now because PostgreSQL recently failed. */
@@ -206,7 +226,50 @@ export class PostgresStore implements Store {
   }
 
   /** Stop listening to the pool and wait for a sweep in progress. The pool is yours: the store never ends it. */
+  /** The settings document `name` (a limiter's runtime overrides), from the settings table. */
+  async readSettings(name: string): Promise<StoreSettings> {
+    return (await this.readSettingsSince(name, undefined))!
+  }
+
+  /** Set (or delete, with `undefined`) one field of the settings document `name`, with its version, in one statement. */
+  async writeSettings(name: string, field: string, value: string | undefined): Promise<StoreSettings> {
+    const written = await this.settingsRunner.run(this.settingsSql.write, [
+      name,
+      field,
+      value ?? '',
+      value !== undefined,
+    ])
+    if (written instanceof CallFailure) throw this.failed('settings', written, name)
+    const settings = (await this.readSettingsSince(name, undefined))!
+    this.poller.written(name, settings)
+    return settings
+  }
+
+  /** Watch the settings document `name`: read now, then every `settingsInterval` while watched (until `close`). */
+  watchSettings(name: string, watcher: SettingsWatcher): () => void {
+    return this.poller.watch(name, watcher)
+  }
+
+  /** The document, or `undefined` when its version is still `known`. */
+  private async readSettingsSince(name: string, known: number | undefined): Promise<StoreSettings | undefined> {
+    const settled = await this.settingsRunner.run(this.settingsSql.read, [
+      name,
+      known === undefined ? '' : String(known),
+    ])
+    if (settled instanceof CallFailure) throw this.failed('settings', settled, name)
+    const rows = settled as [string, string][]
+    let version = 0
+    const fields: Record<string, string> = {}
+    for (const [field, value] of rows) {
+      if (field === '#version') version = Number(value)
+      else fields[field] = value
+    }
+    if (known !== undefined && version === known && rows.length <= 1) return undefined
+    return { version, fields }
+  }
+
   async close(): Promise<void> {
+    this.poller.close()
     this.pool.removeListener('error', this.onPoolError)
     this.metrics?.close()
     await this.sweeper?.idle()

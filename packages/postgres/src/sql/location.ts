@@ -26,6 +26,7 @@ const SUFFIXES = [
   '_consume_batch',
   '_reset',
   '_sweep',
+  '_settings',
 ] as const
 
 export type ObjectSuffix = (typeof SUFFIXES)[number]
