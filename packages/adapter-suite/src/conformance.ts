@@ -5,6 +5,7 @@ import { clientAddresses } from './scenarios/client-addresses.js'
 import { denials } from './scenarios/denials.js'
 import { headers } from './scenarios/headers.js'
 import { layeredLimits } from './scenarios/layered-limits.js'
+import { overrides } from './scenarios/overrides.js'
 import { readingLimits } from './scenarios/reading-limits.js'
 import { refunds } from './scenarios/refunds.js'
 import { refusals } from './scenarios/refusals.js'
@@ -35,6 +36,7 @@ export function describeAdapterConformance(
       routes,
       clientAddresses,
       denials,
+      overrides,
       requestOptions,
       refunds,
       shaping,

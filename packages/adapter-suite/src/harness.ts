@@ -30,6 +30,11 @@ function watched(store: Store): WatchedStore {
   if (store.consumeAll)
     wrapper.consumeAll = (items: readonly ConsumeItem[], now?: number) => store.consumeAll!(items, now)
   if (store.answerWithin) wrapper.answerWithin = (ms: number) => store.answerWithin!(ms)
+  if (store.writeSettings) {
+    wrapper.readSettings = (name) => store.readSettings!(name)
+    wrapper.writeSettings = (name, field, value) => store.writeSettings!(name, field, value)
+    wrapper.watchSettings = (name, watcher) => store.watchSettings!(name, watcher)
+  }
   return wrapper
 }
 

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import type { LoadShedder, PriorityQueue, SlowDown, UsageReport } from '@floodgate/core'
+import type { LoadShedder, Overrides, PriorityQueue, SlowDown, UsageReport } from '@floodgate/core'
 
 /**
  * One route of a test app. Every route answers `{ ok: true }` with `status` (200 by default), and
@@ -86,6 +86,8 @@ export interface AdapterApp {
   gates: AppGates
   /** The usage report of the app-wide limiter, when it has `plans` (each adapter's own way of giving it). */
   usage: UsageReport | undefined
+  /** The runtime overrides of the app-wide limiter (each adapter's own way of giving them), when it has one. */
+  overrides?: Overrides | undefined
 }
 
 /** What the suite needs from an adapter: build an app, send it requests (supertest, `fastify.inject`, ...). */
