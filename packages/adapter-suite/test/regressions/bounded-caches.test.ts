@@ -98,6 +98,16 @@ describe('the handler, fed hostile requests', () => {
   )
 
   it(
+    '1,500 user ids and key-function values of 15 kB on policies with wildcard overrides: none kept by the wildcard cache',
+    async () => {
+      const { retained } = await probe.measure('handler', 'override-ids')
+      // Two policies, each with its overrides' algorithm beside its own: four tables in the store.
+      expect(retained).toBeLessThan(store(4) + COMPILED_CODE.handler)
+    },
+    SLOW,
+  )
+
+  it(
     'a store failing with 1,500 distinct 15 kB error codes and no onError: at most 64 codes of 64 characters remembered',
     async () => {
       const { retained } = await probe.measure('handler', 'warning-codes')
