@@ -15,8 +15,17 @@ const perIp = {
   key: 'ip',
   algorithm: tokenBucket({ capacity: 30, refillRate: 30, interval: '1h' }),
 }
-/** Per user: 10 a minute. A request with no user (before login) is counted by its IP instead. */
-const perUser = { name: 'user', key: 'user', algorithm: slidingWindowCounter({ limit: 10, window: '1m' }) }
+/**
+ * Per user: 10 a minute. A request with no user (before login) is counted by its IP instead. Users whose id
+ * starts with `trial-` get 2 a minute (an override: exact ids beat patterns, longer patterns beat shorter ones),
+ * and the admin route below changes overrides at runtime.
+ */
+const perUser = {
+  name: 'user',
+  key: 'user',
+  algorithm: slidingWindowCounter({ limit: 10, window: '1m' }),
+  overrides: { 'trial-*': slidingWindowCounter({ limit: 2, window: '1m' }) },
+}
 /** Per user and endpoint, for the expensive route: 3 a minute, exact over every rolling minute. */
 const perReport = {
   name: 'reports',
@@ -41,6 +50,16 @@ await app.register(rateLimit, {
   limits: [perIp, perUser],
   user: (request) => request.user?.id,
   headers: 'draft-8',
+})
+
+// Change a per-user override at runtime, without a restart: POST /admin/overrides/trial-*?limit=1. Kept in the
+// store, so every server sharing it applies it (a RedisStore: within a second). Put a route like this behind
+// your own authentication.
+app.post('/admin/overrides/:pattern', { config: { rateLimit: false } }, async (request) => {
+  const { pattern } = request.params
+  const limit = Number(request.query.limit)
+  await app.rateLimitOverrides.set('user', pattern, slidingWindowCounter({ limit, window: '1m' }))
+  return { pattern, limit }
 })
 
 // Not limited: a load balancer's health check.

@@ -3,6 +3,7 @@
 //
 //   node bench/suites/memory/count.mjs decide-loop.mjs <store> <hot|keys>
 //   node bench/suites/memory/count.mjs handle-loop.mjs <path to core's index.js> [addresses]
+//   node bench/suites/memory/count.mjs handle-overrides-loop.mjs <path to core's index.js> <none|miss|exact|wildcard>
 import { fileURLToPath } from 'node:url'
 import { hasValgrind, instructionsPerOperation } from '../../lib/instructions.mjs'
 

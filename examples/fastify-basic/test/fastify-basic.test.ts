@@ -44,13 +44,26 @@ describe('examples/fastify-basic', () => {
     expect(await (await get('/me', 'carol')).json()).toEqual({ user: 'carol', remaining: { ip: 5, user: 6 } })
   })
 
+  it('overrides: trial users get 2 a minute; an admin route changes it at runtime, without a restart', async () => {
+    const trial = await statuses(3, () => get('/me', 'trial-1'))
+    expect(trial.map((r) => r.status)).toEqual([200, 200, 429])
+    expect(trial[0]!.headers.get('ratelimit-policy')).toBe('"ip";q=30;w=3600, "user";q=2;w=60')
+    expect((await trial[2]!.json()).policy).toBe('user')
+    const set = await post('/admin/overrides/trial-*?limit=1')
+    expect(set.status).toBe(200)
+    expect(await set.json()).toEqual({ pattern: 'trial-*', limit: 1 })
+    const later = await statuses(2, () => get('/me', 'trial-2'))
+    expect(later.map((r) => r.status)).toEqual([200, 429])
+    expect(later[0]!.headers.get('ratelimit-policy')).toBe('"ip";q=30;w=3600, "user";q=1;w=60')
+  })
+
   it('per IP: a client rotating user ids meets the IP limit (30 in a burst)', async () => {
-    // Spent from 127.0.0.1 so far: 10 anonymous + 10 alice + 1 bob + 3 carol reports + 1 carol = 25.
-    const rotating = await statuses(6, () => get('/me', `user-${Math.random()}`))
-    expect(rotating.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429])
-    const body = await rotating[5]!.json()
+    // Spent from 127.0.0.1 so far: 10 anonymous + 10 alice + 1 bob + 3 carol reports + 1 carol + 3 trial = 28.
+    const rotating = await statuses(3, () => get('/me', `user-${Math.random()}`))
+    expect(rotating.map((r) => r.status)).toEqual([200, 200, 429])
+    const body = await rotating[2]!.json()
     expect(body.policy).toBe('ip')
-    expect(rotating[5]!.headers.get('ratelimit')).toMatch(/^"ip";r=0;t=\d+, "user";r=10;t=0$/) // refused: nothing spent
+    expect(rotating[2]!.headers.get('ratelimit')).toMatch(/^"ip";r=0;t=\d+, "user";r=10;t=0$/) // refused: nothing spent
   })
 
   it('/health is not limited', async () => {

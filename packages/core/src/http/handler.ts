@@ -115,7 +115,12 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
           identify: () => identify,
           decide: () => decide,
           respond,
-          fromItems: (state) => identify.items(state) ?? run(state, identify.steps.length),
+          fromItems: (state) => {
+            const answered = identify.items(state)
+            if (answered instanceof Promise)
+              return answered.then((outcome) => outcome ?? run(state, identify.steps.length))
+            return answered ?? run(state, identify.steps.length)
+          },
         })
       : undefined,
     noAddress: respond.noAddress,

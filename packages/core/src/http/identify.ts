@@ -131,7 +131,7 @@ export interface Identify<N> {
   /** Call the app's `user`, key and cost functions that `set` uses, and keep what they gave. */
   gather(state: RequestState<N>, set: PolicySet<N>): undefined | Promise<undefined>
   /** The last step, alone: one store item per policy of `state.set` (a plan's gate found the plan). */
-  items(state: RequestState<N>): Outcome | undefined
+  items(state: RequestState<N>): Outcome | undefined | Promise<Outcome | undefined>
   /** The store items of `policies` for the request; `undefined` when a key needs the unknown address. */
   itemsOf(state: RequestState<N>, policies: readonly Policy<N>[]): ConsumeItem[] | undefined
 }
@@ -252,7 +252,7 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
       state.costs = costs.map((value, i) => costValue(value, fallbackOf(set, i), info))
       if (overrides !== undefined) {
         if (userOf !== undefined) state.userId = idText(u)
-        state.ids = keys.map(idText)
+        if (keys.length > 0) state.ids = keys.map(idText)
       }
       return undefined
     }
@@ -318,29 +318,76 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
   }
 
   /**
-   * With overrides: one store item per policy, each policy with overrides looking up the request's caller. An
-   * override changes the item's algorithm and key scope; `false` takes the policy out of the request (a request
-   * that no policy is left to limit is not counted, as a skipped one).
+   * With overrides: one store item per policy, each policy with overrides looking up the request's caller (one
+   * Map lookup). An override changes the item's algorithm and key scope; `false` takes the policy out of the
+   * request (a request that no policy is left to limit is not counted, as a skipped one). The first request
+   * waits for the store's runtime overrides.
    */
-  function overriddenItemsStep(state: RequestState<N>): Outcome | undefined {
-    const items = overriddenItems(state, state.set.policies)
-    if (items === undefined) return noAddress(state.info)
-    if (!Array.isArray(items)) return items // SKIPPED: no policy is left to limit it
+  function overriddenItemsStep(state: RequestState<N>): Outcome | undefined | Promise<Outcome | undefined> {
+    if (loading !== undefined) {
+      if (loading === null) loading = overrides!.ready()
+      if (loading !== undefined) return loading.then(() => overriddenItemsStep(state))
+    }
+    // itemsStep's loop, with the lookup: the one every request of a limiter with overrides takes.
+    const policies = state.set.policies
+    const count = policies.length
+    const items: ConsumeItem[] = new Array(count)
+    let dropped = 0
+    for (let i = 0; i < count; i++) {
+      const policy = policies[i]!
+      const table = policy.overrides
+      let algorithm = policy.algorithm
+      let key: string | undefined
+      if (table === undefined) key = policy.keyer(state, policy.scope)
+      else {
+        const found = table.resolve(state)
+        if (found === undefined) key = policy.keyer(state, policy.scope)
+        else if (found === false) {
+          dropped |= 1 << i
+          continue
+        } else {
+          key = table.keyer(state, found.scope)
+          algorithm = found.algorithm
+        }
+      }
+      if (key === undefined) return noAddress(state.info)
+      const cost = policy.cost ?? state.costs[policy.costIndex] ?? policy.fallbackCost
+      items[i] = { algorithm, key, cost }
+    }
+    if (dropped !== 0) return dropItems(state, items, dropped)
     state.items = items
     return undefined
   }
 
-  /** The items of `policies` with their overrides; `state.set` loses the policies a `false` override drops. */
-  function overriddenItems(
-    state: RequestState<N>,
-    policies: readonly Policy<N>[],
-  ): ConsumeItem[] | undefined | Outcome {
-    const count = policies.length
+  /** The items left once `false` overrides dropped some: the set without those policies, or SKIPPED when none is left. */
+  function dropItems(state: RequestState<N>, items: ConsumeItem[], dropped: number): Outcome | undefined {
+    const kept = items.filter((item) => item !== undefined)
+    if (kept.length === 0) return SKIPPED
+    state.set = sets.without(state.set, dropped)
+    state.items = kept
+    return undefined
+  }
+
+  /** `null` until the first request starts reading the store's runtime overrides; a promise while it reads. */
+  let loading: Promise<void> | undefined | null = overrides === undefined ? undefined : null
+
+  /** With plans: the runtime overrides are read before the plan step (its gate counts with overrides too). */
+  function overridesReadyStep(): Promise<undefined> | undefined {
+    if (loading === null) loading = overrides!.ready()
+    return loading === undefined ? undefined : loading.then(() => undefined)
+  }
+
+  const items = overrides === undefined ? itemsStep : overriddenItemsStep
+
+  /**
+   * The gate's items (plan-gate.ts), with overrides: as {@link itemsOf}, the policies a `false` drops left out of
+   * the items and of `state.set` (the gate's set, whose policies are `policies`).
+   */
+  function overriddenItemsOf(state: RequestState<N>, policies: readonly Policy<N>[]): ConsumeItem[] | undefined {
     const items: ConsumeItem[] = []
     let dropped = 0
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; i < policies.length; i++) {
       const policy = policies[i]!
-      const cost = policy.cost ?? state.costs[policy.costIndex] ?? policy.fallbackCost
       const found = policy.overrides?.resolve(state)
       if (found === false) {
         dropped |= 1 << i
@@ -349,27 +396,11 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
       const key =
         found === undefined ? policy.keyer(state, policy.scope) : policy.overrides!.keyer(state, found.scope)
       if (key === undefined) return undefined
+      const cost = policy.cost ?? state.costs[policy.costIndex] ?? policy.fallbackCost
       items.push({ algorithm: found === undefined ? policy.algorithm : found.algorithm, key, cost })
     }
-    if (dropped !== 0) {
-      if (items.length === 0) return SKIPPED
-      state.set = sets.without(state.set, dropped)
-    }
+    if (dropped !== 0 && items.length > 0) state.set = sets.without(state.set, dropped)
     return items
-  }
-
-  /** With overrides: wait for the store's runtime overrides before the first request is decided. */
-  function overridesReadyStep(): Promise<undefined> | undefined {
-    const loading = overrides!.ready()
-    return loading === undefined ? undefined : loading.then(() => undefined)
-  }
-
-  const items = overrides === undefined ? itemsStep : overriddenItemsStep
-
-  /** The gate's items (plan-gate.ts), with overrides: as {@link itemsOf}; a gate no policy is left in spends nothing. */
-  function overriddenItemsOf(state: RequestState<N>, policies: readonly Policy<N>[]): ConsumeItem[] | undefined {
-    const found = overriddenItems(state, policies)
-    return found === undefined || Array.isArray(found) ? found : []
   }
 
   // A denial comes before `skip` (and the allow list): the client is identified first when anything can deny it.
@@ -382,14 +413,14 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
     if (skip !== undefined) steps.push(skipStep)
     steps.push(clientStep)
   }
-  if (overrides !== undefined) steps.push(overridesReadyStep)
+  if (overrides !== undefined && plan !== undefined) steps.push(overridesReadyStep)
   if (plan !== undefined) steps.push(plan)
   steps.push(policiesStep)
   return {
     steps,
     gather,
     itemsOf: overrides === undefined ? itemsOf : overriddenItemsOf,
-    items: overrides === undefined ? itemsStep : (state) => overriddenItemsStep(state),
+    items: overrides === undefined ? itemsStep : overriddenItemsStep,
   }
 }
 
@@ -397,3 +428,4 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
 function fallbackOf(set: PolicySet, index: number): number {
   return set.policies.find((p) => p.costIndex === index)?.fallbackCost ?? 1
 }
+

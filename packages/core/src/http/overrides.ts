@@ -188,10 +188,13 @@ const precedence = (a: string, b: string): number =>
 
 /** One policy's overrides, as one request reads them: replaced whole when they change. */
 interface Table {
-  readonly exact: Map<string, Resolved>
+  readonly exact: ReadonlyMap<string, Resolved>
   readonly wildcards: readonly Wildcard[]
-  /** The wildcard answers of identifiers seen lately (`null`: none matched). */
-  readonly cache: Map<string, Resolved | null>
+  /**
+   * What a request looks up, once: the exact identifiers, and the wildcard answers of identifiers seen lately
+   * (`null`: no pattern matched), at most {@link KEPT_WILDCARD_ANSWERS} of them beyond the exact ones.
+   */
+  lookup: Map<string, Resolved | null>
 }
 
 /** One policy's overrides: the option's, and the runtime ones over them. */
@@ -218,10 +221,9 @@ export class PolicyOverrides<N = any> {
     const id = this.idOf(facts)
     if (id === undefined) return undefined
     const table = this.table
-    const exact = table.exact.get(id)
-    if (exact !== undefined || table.wildcards.length === 0) return exact
-    const cached = table.cache.get(id)
-    if (cached !== undefined) return cached ?? undefined
+    const known = table.lookup.get(id)
+    if (known !== undefined) return known === null ? undefined : known
+    if (table.wildcards.length === 0) return undefined
     let found: Resolved | null = null
     for (const wildcard of table.wildcards) {
       if (globMatch(wildcard.parts, id)) {
@@ -230,8 +232,8 @@ export class PolicyOverrides<N = any> {
       }
     }
     if (id.length <= MAX_PATTERN_LENGTH) {
-      if (table.cache.size >= KEPT_WILDCARD_ANSWERS) table.cache.clear()
-      table.cache.set(id, found)
+      if (table.lookup.size >= table.exact.size + KEPT_WILDCARD_ANSWERS) table.lookup = new Map(table.exact)
+      table.lookup.set(id, found)
     }
     return found ?? undefined
   }
@@ -265,7 +267,7 @@ export class PolicyOverrides<N = any> {
       if (pattern.includes('*')) wildcards.push({ pattern, parts: pattern.split('*'), resolved })
       else exact.set(pattern, resolved)
     }
-    return { exact, wildcards, cache: new Map() }
+    return { exact, wildcards, lookup: new Map(exact) }
   }
 }
 

@@ -194,14 +194,16 @@ function overridableHeaders<N>(
     policies.map((p) => headerPolicy(p.name, p.algorithm)),
   )
   if (base === undefined || !policies.some((p) => p.overrides !== undefined)) return base
-  const kept = new Map<string, HeaderWriter>()
+  const kept = new Map<string | Algorithm, HeaderWriter>()
+  const count = policies.length
   return (out, decisions, chosen, now, items?: readonly ConsumeItem[]) => {
     let same = true
     if (items !== undefined) {
-      for (let i = 0; i < policies.length; i++) if (items[i]!.algorithm !== policies[i]!.algorithm) same = false
+      for (let i = 0; i < count; i++) if (items[i]!.algorithm !== policies[i]!.algorithm) same = false
     }
     if (same) return base(out, decisions, chosen, now)
-    const ids = items!.map((item) => item.algorithm.id).join('\n')
+    // One policy: its writer by the override's algorithm; several: by their algorithms' ids.
+    const ids = count === 1 ? items![0]!.algorithm : items!.map((item) => item.algorithm.id).join('\n')
     let write = kept.get(ids)
     if (write === undefined) {
       if (kept.size >= KEPT_OVERRIDE_WRITERS) kept.clear()

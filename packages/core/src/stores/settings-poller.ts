@@ -40,7 +40,11 @@ export class SettingsPoller {
   ) {}
 
   watch(name: string, watcher: SettingsWatcher): () => void {
-    if (this.closed) return () => {}
+    if (this.closed) {
+      // A closed store reads once (a limiter waits for its first read) and watches no more.
+      this.read(name, undefined).then((settings) => settings && watcher.change(settings), watcher.error)
+      return () => {}
+    }
     let entry = this.watched.get(name)
     if (entry === undefined) {
       entry = { version: undefined, watchers: new Set() }
@@ -50,7 +54,7 @@ export class SettingsPoller {
     // The document as it stands, for this watcher alone: read now, whatever the others know.
     this.read(name, undefined).then(
       (settings) => {
-        if (settings === undefined || this.closed || !entry.watchers.has(watcher)) return
+        if (settings === undefined || !entry.watchers.has(watcher)) return
         if (entry.version === undefined || settings.version >= entry.version) entry.version = settings.version
         watcher.change(settings)
       },

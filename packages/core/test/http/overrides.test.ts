@@ -157,6 +157,22 @@ describe('overrides: matching', () => {
   })
 })
 
+describe('overrides: with usage plans', () => {
+  it('the plan gate and the whole set count with the overrides of the limits', async () => {
+    const handler = createRateLimitHandler({
+      store: new MemoryStore(),
+      limits: [{ name: 'ip', key: 'ip', algorithm: limit(1), overrides: { '198.51.100.1': limit(3), '198.51.100.2': false } }],
+      plans: { free: { rate: 1000, burst: 1000 } },
+      apiKey: (_req: unknown, info: RequestInfo) => info.headers['x-api-key'] as string,
+      planOf: async () => 'free',
+    })
+    const from = (ip: string, key: string): RequestInfo<any> => ({ ...requestFrom(ip), headers: { 'x-api-key': key } })
+    expect(await passes(handler, from('198.51.100.1', 'k1'), 5)).toBe(3)
+    expect(await passes(handler, from('198.51.100.3', 'k2'), 5)).toBe(1)
+    expect(await passes(handler, from('198.51.100.2', 'k3'), 5)).toBe(5)
+  })
+})
+
 describe('overrides: state', () => {
   it("an override's count is its own: switching a caller's limit carries nothing over, in either direction", async () => {
     const { handler } = userLimiter({}, { algorithm: limit(2) })
@@ -256,7 +272,7 @@ describe('overrides: at runtime', () => {
 
   it('the store checks the algorithm of an override, at creation and at set', () => {
     class WindowsOnly extends MemoryStore {
-      override checkAlgorithm(algorithm: Algorithm): void {
+      checkAlgorithm(algorithm: Algorithm): void {
         if (algorithm.kind === 'token-bucket') throw new RateLimitConfigError('ERR_FLOODGATE_INVALID_OPTION', 'algorithm', 'tb', 'a window')
       }
     }
