@@ -333,6 +333,7 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
     const count = policies.length
     const items: ConsumeItem[] = new Array(count)
     let dropped = 0
+    let overridden = false
     for (let i = 0; i < count; i++) {
       const policy = policies[i]!
       const table = policy.overrides
@@ -348,6 +349,7 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
         } else {
           key = table.keyer(state, found.scope)
           algorithm = found.algorithm
+          overridden = true
         }
       }
       if (key === undefined) return noAddress(state.info)
@@ -355,6 +357,7 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
       items[i] = { algorithm, key, cost }
     }
     if (dropped !== 0) return dropItems(state, items, dropped)
+    if (overridden) state.set = state.set.overridden ?? state.set
     state.items = items
     return undefined
   }
@@ -400,6 +403,7 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
       items.push({ algorithm: found === undefined ? policy.algorithm : found.algorithm, key, cost })
     }
     if (dropped !== 0 && items.length > 0) state.set = sets.without(state.set, dropped)
+    else if (dropped === 0) state.set = state.set.overridden ?? state.set
     return items
   }
 

@@ -20,6 +20,11 @@ export interface PolicySet<N = any> extends CompiledPolicies<N> {
   readonly needsNow: boolean
   /** Whether a request decided by the set calls a function of the app's (`user`, a key or cost function). */
   readonly callsApp: boolean
+  /**
+   * With overrides: this set, its headers written for the algorithms a request's items decide with (an
+   * override's quota in `RateLimit-Policy`): what a request an override applies to is decided with.
+   */
+  readonly overridden?: PolicySet<N>
 }
 
 /**
@@ -88,12 +93,22 @@ export function compilePolicySets<N>(
   }
   const compileSet = (defs: PolicyDef<N>[]): PolicySet<N> => {
     const compiled = withOverrides(compilePolicies<N>(defs, o.cost as number | CostFunction<N>), overrides)
-    const writeHeaders = overridableHeaders(modes, compiled.policies)
+    const writeHeaders = compileHeaders(
+      modes,
+      compiled.policies.map((p) => ({ name: p.name, limit: p.algorithm.limit, windowMs: p.algorithm.windowMs })),
+    )
     const callsApp =
       (compiled.needsUser && o.user !== undefined) ||
       compiled.keyFunctions.length > 0 ||
       compiled.costFunctions.length > 0
-    return { ...compiled, writeHeaders, needsNow: needsNow && writeHeaders !== undefined, callsApp }
+    const set: PolicySet<N> = {
+      ...compiled,
+      writeHeaders,
+      needsNow: needsNow && writeHeaders !== undefined,
+      callsApp,
+    }
+    if (!compiled.policies.some((p) => p.overrides !== undefined)) return set
+    return { ...set, overridden: { ...set, writeHeaders: overridableHeaders(modes, compiled.policies) } }
   }
   // With plans, the base set of each route too: what a request is checked against before its plan is known.
   const planNames = o.plans ? [undefined, ...Object.keys(plans)] : [undefined]
@@ -156,6 +171,7 @@ function subsetOf<N>(set: PolicySet<N>, dropped: number, modes: ReturnType<typeo
     order: sorted.every((p, i) => p === i) ? undefined : sorted,
     writeHeaders,
     needsNow: set.needsNow && writeHeaders !== undefined,
+    overridden: undefined, // its headers already follow the items' algorithms
   }
 }
 
