@@ -3,7 +3,9 @@
 export {
   type CalendarPeriod,
   type CalendarQuotaOptions,
+  type ConcurrencyOptions,
   calendarQuota,
+  concurrency,
   fixedWindow,
   type GcraOptions,
   gcra,

@@ -3,6 +3,7 @@
 
 export { boundDelay, boundDelays, boundsDelay } from './algorithms/bounded-delay.js'
 export { DAY_MS, PERIOD_CODES, periodOf } from './algorithms/calendar.js'
+export { CONCURRENCY_RETRY_MS } from './algorithms/concurrency.js'
 export { ceilMs, EPSILON, floorUnits, NEVER } from './algorithms/decide.js'
 export { algorithmId } from './algorithms/id.js'
 export { cachedClock } from './clocks/cached-clock.js'
