@@ -12,7 +12,9 @@ describe('examples/concurrency', () => {
     expect(first.status).toBe(200)
     expect(first.headers.get('ratelimit-remaining')).toBe('0')
     const reader = first.body!.getReader()
-    expect(new TextDecoder().decode((await reader.read()).value)).toContain('exports you may still start now: 0')
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain(
+      'exports you may still start now: 0',
+    )
 
     const refused = await app.get('/export')
     expect(refused.status).toBe(429)

@@ -6,8 +6,8 @@ import { RateLimitConfigError, RateLimitCostError } from './errors.js'
 import { compileFailurePolicy, type FailMode, failureOptionsShape } from './failure-policy.js'
 import { metricsSinkSchema } from './metrics/schema.js'
 import type { MetricsSink } from './metrics/sink.js'
-import { encodeKeyPart, MAX_KEY_PART_LENGTH, partitionOf, storeKey } from './store-keys/store-key.js'
 import { checkRelease } from './refund-items.js'
+import { encodeKeyPart, MAX_KEY_PART_LENGTH, partitionOf, storeKey } from './store-keys/store-key.js'
 import { MemoryStore } from './stores/memory.js'
 import type { Algorithm, Awaitable, Clock, ConsumeItem, Decision, Store } from './types.js'
 import { algorithmSchema, parseOptions, storeSchema } from './validate.js'
@@ -295,7 +295,12 @@ export function createLimiter(options: LimiterOptions): Limiter {
     },
     async release(key, lease) {
       if (typeof lease !== 'string' || lease === '') {
-        throw new RateLimitConfigError('ERR_FLOODGATE_INVALID_OPTION', 'lease', lease, "an allowed decision's lease")
+        throw new RateLimitConfigError(
+          'ERR_FLOODGATE_INVALID_OPTION',
+          'lease',
+          lease,
+          "an allowed decision's lease",
+        )
       }
       const at = keyOf(key)
       const t = now()

@@ -214,6 +214,7 @@ export function parseRow(row: unknown, algorithm: Algorithm): PostgresDecision {
     policy: '',
     source: 'postgres',
   }
-  if (allowed && algorithm.kind === 'concurrency' && typeof row[5] === 'number') decision.lease = String(row[5])
+  if (allowed && algorithm.kind === 'concurrency' && typeof row[5] === 'number')
+    decision.lease = String(row[5])
   return decision
 }

@@ -203,7 +203,10 @@ export function parseAllReply(reply: unknown, items: readonly ConsumeItem[]): Re
     let at = count
     for (let i = 0; i < count; i++) {
       const size = reply[i]
-      if ((size !== ADMITTED_BYTES && size !== REPLY_BYTES && size !== LEASED_BYTES) || at + size > reply.length)
+      if (
+        (size !== ADMITTED_BYTES && size !== REPLY_BYTES && size !== LEASED_BYTES) ||
+        at + size > reply.length
+      )
         break
       decisions[i] = binaryDecision(reply, at, size, items[i]!.algorithm)
       at += size
@@ -264,10 +267,7 @@ function binaryDecision(reply: Buffer, at: number, size: number, algorithm: Algo
  */
 function textDecision(reply: unknown, algorithm: Algorithm): RedisDecision {
   const fields = typeof reply === 'string' ? reply.split(' ') : []
-  if (
-    (fields.length !== 5 && fields.length !== 7) ||
-    fields.slice(1).some((f) => Number.isNaN(field(f)))
-  ) {
+  if ((fields.length !== 5 && fields.length !== 7) || fields.slice(1).some((f) => Number.isNaN(field(f)))) {
     throw new TypeError(`Unexpected reply from a Floodgate script: ${String(reply).slice(0, 80)}`)
   }
   if (fields.length === 7) {

@@ -120,8 +120,7 @@ export function testStore<S extends Store>(options: StoreUnderTest<S>): void {
                   const lease = leases[step.lease ?? 0]
                   expect(lease, `step ${index}: the lease to release`).toBeTypeOf('string')
                   await store.release!(algorithm, key, lease!, step.at)
-                }
-                else {
+                } else {
                   const decision = vector.throughCore
                     ? await throughCore(store, op, { algorithm, key, cost }, step.at)
                     : op === 'peek'

@@ -1,4 +1,10 @@
-import { type Algorithm, type ConsumeItem, type Decision, RateLimitConfigError, type Store } from '@floodgate/core'
+import {
+  type Algorithm,
+  type ConsumeItem,
+  type Decision,
+  RateLimitConfigError,
+  type Store,
+} from '@floodgate/core'
 import { cachedClock, consumeInGroups } from '@floodgate/core/internal'
 import { ScriptRunner } from '../script-runner.js'
 import type { RedisStore } from '../store.js'
