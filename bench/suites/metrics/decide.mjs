@@ -73,8 +73,14 @@ async function redisStore(redis, metrics) {
 export async function limiterOf({ sink, policies, baseline, redis }) {
   const core =
     sink === 'baseline' ? await import(pathToFileURL(baseline).href) : await import('@floodgate/core')
+  // The handler is `@floodgate/core/internal`'s (a build older than that has it in its index).
+  const internal =
+    sink === 'baseline'
+      ? await import(pathToFileURL(baseline.replace(/index\.js$/, 'internal.js')).href)
+      : await import('@floodgate/core/internal')
+  const createRateLimitHandler = internal.createRateLimitHandler ?? core.createRateLimitHandler
   const metrics = await sinkOf(sink)
-  const handler = core.createRateLimitHandler({
+  const handler = createRateLimitHandler({
     ...optionsOf(core, policies),
     ...(policies === 'redis' ? { store: await redisStore(redis, metrics) } : {}),
     ...(metrics ? { metrics } : {}),

@@ -5,7 +5,7 @@ import type {
   LoadShedderOptions,
   PriorityQueue,
   PriorityQueueOptions,
-} from '@floodgate/core'
+} from '@floodgate/core/internal'
 import { enterGate, gateMiddlewares, writeAnswer } from '@floodgate/core/internal'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { ExpressRequestInfo } from './request-info.js'

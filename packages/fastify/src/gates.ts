@@ -1,13 +1,13 @@
 import {
   createLoadShedder,
   createPriorityQueue,
+  enterGate,
   type Gate,
   type LoadShedder,
   type LoadShedderOptions,
   type PriorityQueue,
   type PriorityQueueOptions,
-} from '@floodgate/core'
-import { enterGate } from '@floodgate/core/internal'
+} from '@floodgate/core/internal'
 import type {
   FastifyInstance,
   FastifyPluginAsync,

@@ -4,7 +4,7 @@ import type {
   LoadShedderOptions,
   PriorityQueue,
   PriorityQueueOptions,
-} from '@floodgate/core'
+} from '@floodgate/core/internal'
 import { enterGate, gateMiddlewares, writeAnswer } from '@floodgate/core/internal'
 import type { Context, Middleware } from 'koa'
 import { KoaRequestInfo } from './request-info.js'
