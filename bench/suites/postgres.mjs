@@ -3,18 +3,22 @@
 //
 // Floodgate's PostgresStore against rate-limiter-flexible's RateLimiterPostgres, against the same local
 // PostgreSQL (127.0.0.1:5432, database test), in one run:
-//   - decisions per second with 1 and with 64 requests in flight, on 10,000 keys round robin, with a quota
+//   - decisions per second with 1 and with 256 requests in flight, on 10,000 keys round robin, with a quota
 //     nobody reaches (every call admitted, so every store does the same work), each contender on a pg Pool of
 //     the same size, in a schema of its own, in a fresh child process; rounds interleave the contenders;
+//     Floodgate with its same-tick batching (`batch`, on by default: the decisions of one tick as one
+//     statement of up to 128) and with `batch: false` (one statement per decision), and how many decisions
+//     each of its statements carried;
 //   - what one decision costs inside PostgreSQL, from EXPLAIN (ANALYZE, BUFFERS, WAL) of the statement each
-//     store sends: execution time, buffers touched, WAL records and bytes; and how many of each table's
+//     store sends (for a batched store, one statement of 128 decisions on 128 keys, divided by 128):
+//     execution time, buffers touched, WAL records and bytes; and how many of each table's
 //     updates were HOT (no index touched), from pg_stat_user_tables.
 // Floodgate commits without waiting for the WAL flush by default (synchronousCommit: false);
 // RateLimiterPostgres uses the server's setting. Both are also measured the other way, so each pair of rows
 // compares like with like. Writes bench/results/postgres.md and bench/results/postgres.json. Imports the
 // built packages: build first (`npx turbo run build`, or `cd packages/postgres && npx tsup`).
 //
-//   node bench/suites/postgres.mjs            the full suite (about 2 minutes)
+//   node bench/suites/postgres.mjs            the full suite (about 3 minutes)
 //   node bench/suites/postgres.mjs --quick    a smoke run with tiny durations (numbers not representative)
 
 import { parseArgs, runNode, sendResult } from '../lib/child.mjs'
@@ -35,7 +39,9 @@ const CONFIG = {
   warmupMs: quick ? 100 : 300,
   measureMs: quick ? 200 : 1500,
   keys: 10_000,
-  inFlight: [1, 64],
+  inFlight: [1, 256],
+  /** The most decisions one batched statement carries (the store's default `batch`). */
+  batchSize: 128,
   /** One pool size for every contender: pg's default. */
   poolMax: 10,
   /** EXPLAIN ANALYZE samples per contender for the server-side cost. */
@@ -50,9 +56,19 @@ const FLOODGATE = {
     label: 'Floodgate sliding window counter (default)',
     make: (c) => c.slidingWindowCounter({ limit: CONFIG.limit, window: CONFIG.windowMs }),
   },
+  'floodgate-swc-unbatched': {
+    label: 'Floodgate sliding window counter, `batch: false`',
+    make: (c) => c.slidingWindowCounter({ limit: CONFIG.limit, window: CONFIG.windowMs }),
+    store: { batch: false },
+  },
   'floodgate-fw': {
     label: 'Floodgate fixed window',
     make: (c) => c.fixedWindow({ limit: CONFIG.limit, window: CONFIG.windowMs }),
+  },
+  'floodgate-fw-unbatched': {
+    label: 'Floodgate fixed window, `batch: false`',
+    make: (c) => c.fixedWindow({ limit: CONFIG.limit, window: CONFIG.windowMs }),
+    store: { batch: false },
   },
   'floodgate-gcra': {
     label: 'Floodgate GCRA',
@@ -79,7 +95,15 @@ const PAIRS = [
   ['floodgate-fw', 'rlf-async', 'asynchronous commit'],
   ['floodgate-swc', 'rlf-async', 'asynchronous commit'],
   ['floodgate-fw-durable', 'rlf', 'synchronous commit'],
+  ['floodgate-fw-unbatched', 'rlf-async', 'asynchronous commit'],
+  ['floodgate-swc-unbatched', 'rlf-async', 'asynchronous commit'],
 ]
+/** Batched over `batch: false`: the same store and algorithm. */
+const BATCH_PAIRS = [
+  ['floodgate-swc', 'floodgate-swc-unbatched'],
+  ['floodgate-fw', 'floodgate-fw-unbatched'],
+]
+const batched = (id) => Boolean(FLOODGATE[id]) && FLOODGATE[id].store?.batch !== false
 
 // ---------------------------------------------------------------------------------------------------------
 // Child side: one contender, one pool.
@@ -92,18 +116,41 @@ async function pool(extra = {}) {
   return p
 }
 
-/** `decide(key)` for a contender: resolves true when admitted. Also what it sends, for EXPLAIN. */
-async function contender(id, p) {
+/** `p`, counting the statements its clients send (`counter.statements`). */
+function counting(p, counter) {
+  return {
+    connect(callback) {
+      p.connect((error, client, release) => {
+        if (!client) return callback(error, client, release)
+        callback(
+          error,
+          {
+            query(query, done) {
+              counter.statements++
+              return client.query(query, done)
+            },
+          },
+          release,
+        )
+      })
+    },
+    on: (event, listener) => p.on(event, listener),
+    removeListener: (event, listener) => p.removeListener(event, listener),
+  }
+}
+
+/** `decide(key)` for a contender: resolves true when admitted (and counts Floodgate's statements). */
+async function contender(id, p, counter) {
   if (FLOODGATE[id]) {
     const core = await import('@floodgate/core')
     const { PostgresStore } = await import('@floodgate/postgres')
     const algorithm = FLOODGATE[id].make(core)
     const store = new PostgresStore({
-      pool: p,
+      pool: counting(p, counter),
       schema: schemaOf(id),
-      timeoutMs: 5000,
       ...FLOODGATE[id].store,
     })
+    store.answerWithin(5000) // the limiter's storeTimeout, as a limiter would give it
     return async (key) => {
       const d = await store.consume(algorithm, key, 1)
       if (d.source !== 'postgres') throw new Error(`a decision from ${d.source}`)
@@ -140,7 +187,8 @@ async function contender(id, p) {
  * Keep `inFlight` calls going over `keys` for about `ms`; decisions per second. The deadline is checked by
  * the callers themselves, every call (a round trip costs far more than reading the clock).
  */
-async function throughput(decide, keys, inFlight, ms) {
+async function throughput(decide, keys, inFlight, ms, counter) {
+  const statementsBefore = counter.statements
   let i = 0
   let calls = 0
   let admitted = 0
@@ -158,7 +206,14 @@ async function throughput(decide, keys, inFlight, ms) {
   await Promise.all(Array.from({ length: inFlight }, worker))
   const seconds = Number(process.hrtime.bigint() - start) / 1e9
   const used = process.cpuUsage(cpu)
-  return { perSecond: calls / seconds, calls, admitted, nodeUs: (used.user + used.system) / calls }
+  const statements = counter.statements - statementsBefore
+  return {
+    perSecond: calls / seconds,
+    calls,
+    admitted,
+    nodeUs: (used.user + used.system) / calls,
+    perStatement: statements > 0 ? calls / statements : Number.NaN,
+  }
 }
 
 const keyList = () => Array.from({ length: CONFIG.keys }, (_, i) => `198.51.${(i >> 8) & 255}.${i & 255}`)
@@ -166,12 +221,13 @@ const keyList = () => Array.from({ length: CONFIG.keys }, (_, i) => `198.51.${(i
 async function child() {
   const id = args.child
   const p = await pool(PEERS[id]?.pool)
-  const decide = await contender(id, p)
+  const counter = { statements: 0 }
+  const decide = await contender(id, p, counter)
   const keys = keyList()
   const result = {}
   for (const inFlight of CONFIG.inFlight) {
-    await throughput(decide, keys, inFlight, CONFIG.warmupMs)
-    result[inFlight] = await throughput(decide, keys, inFlight, CONFIG.measureMs)
+    await throughput(decide, keys, inFlight, CONFIG.warmupMs, counter)
+    result[inFlight] = await throughput(decide, keys, inFlight, CONFIG.measureMs, counter)
     if (result[inFlight].admitted !== result[inFlight].calls) throw new Error('a call was refused')
   }
   await p.end()
@@ -192,20 +248,55 @@ function rlfStatement(id, key) {
     RETURNING points, expire`
 }
 
-/** Floodgate's call for one consume, as the store sends it (timeoutMs 5000: lock_timeout 1250), inlined. */
+/** Floodgate's call for one consume, as the store sends it (a bound of 5000 ms: lock_timeout 1250), inlined. */
 function floodgateStatement(id, key, core) {
+  const { algorithm, params, durable } = floodgateCall(id, core)
+  return (
+    `SELECT allowed, remaining, reset_ms, retry_after_ms, delay_ms FROM "${schemaOf(id)}".floodgate_decide(` +
+    `'${key}', '${algorithm.id}', '${algorithm.kind}', 'c', NULL, 1, 2000, '1250', ${durable}, ` +
+    `${params.map((v) => (v === null ? 'NULL' : v)).join(', ')})`
+  )
+}
+
+/** A batched store's call for `keys.length` consumes of one tick, one a key, as the store sends it, inlined. */
+function floodgateBatchStatement(id, keys, core) {
+  const { algorithm, params, durable } = floodgateCall(id, core)
+  const n = keys.length
+  const array = (values, type) => `ARRAY[${values.join(', ')}]::${type}[]`
+  const repeat = (value) => Array(n).fill(value)
+  return (
+    `SELECT allowed, remaining, reset_ms, retry_after_ms, delay_ms FROM "${schemaOf(id)}".floodgate_consume_batch(` +
+    [
+      array(repeat(1), 'integer'),
+      array(repeat('NULL'), 'float8'),
+      array(
+        keys.map((k) => `'${k}'`),
+        'text',
+      ),
+      array(repeat(`'${algorithm.id}'`), 'text'),
+      array(repeat(`'${algorithm.kind}'`), 'text'),
+      array(repeat(1), 'float8'),
+      array(
+        keys.flatMap(() => params.map((v) => (v === null ? 'NULL' : v))),
+        'float8',
+      ),
+      '2000',
+      "'1250'",
+      String(durable),
+    ].join(', ') +
+    ') WITH ORDINALITY ORDER BY ordinality'
+  )
+}
+
+/** The algorithm, its step parameters as the store sends them, and the commit setting of a Floodgate contender. */
+function floodgateCall(id, core) {
   const algorithm = FLOODGATE[id].make(core)
   const params = {
     'fixed-window': [algorithm.params.limit, algorithm.params.windowMs, null, null],
     'sliding-window-counter': [algorithm.params.limit, algorithm.params.windowMs, null, null],
     gcra: [algorithm.params.emissionMs, algorithm.params.toleranceMs, algorithm.params.burst, null],
   }[algorithm.kind]
-  const durable = Boolean(FLOODGATE[id].store?.synchronousCommit)
-  return (
-    `SELECT allowed, remaining, reset_ms, retry_after_ms, delay_ms FROM "${schemaOf(id)}".floodgate_decide(` +
-    `'${key}', '${algorithm.id}', '${algorithm.kind}', 'c', NULL, 1, 2000, '1250', ${durable}, ` +
-    `${params.map((v) => (v === null ? 'NULL' : v)).join(', ')})`
-  )
+  return { algorithm, params, durable: Boolean(FLOODGATE[id].store?.synchronousCommit) }
 }
 
 /**
@@ -215,15 +306,20 @@ function floodgateStatement(id, key, core) {
  */
 async function costOf(id, p, core) {
   const keys = keyList()
-  const statement = (key) => (FLOODGATE[id] ? floodgateStatement(id, key, core) : rlfStatement(id, key))
+  // A batched store's statement decides `batchSize` keys: its cost is divided among them.
+  const per = batched(id) ? CONFIG.batchSize : 1
+  const statement = (i) => {
+    if (!FLOODGATE[id]) return rlfStatement(id, keys[i % keys.length])
+    if (per === 1) return floodgateStatement(id, keys[i % keys.length], core)
+    const start = (i * per) % (keys.length - per + 1)
+    return floodgateBatchStatement(id, keys.slice(start, start + per), core)
+  }
   const client = await p.connect()
   const samples = { ms: [], buffers: [], walRecords: [], walBytes: [] }
   try {
     for (let i = 0; i < CONFIG.explainSamples; i++) {
       await client.query('BEGIN')
-      const { rows } = await client.query(
-        `EXPLAIN (ANALYZE, BUFFERS, WAL, FORMAT JSON) ${statement(keys[i % keys.length])}`,
-      )
+      const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, WAL, FORMAT JSON) ${statement(i)}`)
       await client.query('ROLLBACK')
       const [{ Plan: plan, 'Execution Time': ms, Planning: planning }] = rows[0]['QUERY PLAN']
       samples.ms.push(ms)
@@ -238,7 +334,7 @@ async function costOf(id, p, core) {
   } finally {
     client.release()
   }
-  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]))
+  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v) / per]))
 }
 
 async function hotShare(p, id) {
@@ -286,8 +382,12 @@ async function main() {
   const p = await setUp()
   const started = Date.now()
   const loadBefore = machine().loadavg
-  const samples = Object.fromEntries(CONTENDERS.map((id) => [id, { 1: [], 64: [] }]))
+  const busy = CONFIG.inFlight.at(-1)
+  const samples = Object.fromEntries(
+    CONTENDERS.map((id) => [id, Object.fromEntries(CONFIG.inFlight.map((n) => [n, []]))]),
+  )
   const nodeUs = Object.fromEntries(CONTENDERS.map((id) => [id, []]))
+  const perStatement = Object.fromEntries(CONTENDERS.map((id) => [id, []]))
   let costs
   let hot
   try {
@@ -296,7 +396,8 @@ async function main() {
       for (const id of order) {
         const result = await run(id)
         for (const n of CONFIG.inFlight) samples[id][n].push(result[n].perSecond)
-        nodeUs[id].push(result[64].nodeUs)
+        nodeUs[id].push(result[busy].nodeUs)
+        perStatement[id].push(result[busy].perStatement)
         process.stderr.write(
           `round ${round + 1} ${id.padEnd(22)} ${CONFIG.inFlight.map((n) => `${n}: ${fmtCount(result[n].perSecond)}/s`).join('  ')}\n`,
         )
@@ -318,16 +419,23 @@ async function main() {
   )
   const rateOf = (id, n) => stats[id][n].median
   const pairRatio = (a, b, n) => rateOf(a, n) / rateOf(b, n)
+  const perStatementOf = (id) => (FLOODGATE[id] ? median(perStatement[id]) : Number.NaN)
+  const fmtCost = (v) => (Number.isInteger(v) ? String(v) : v.toFixed(2))
   const rows = CONTENDERS.map((id) => [
     labelOf(id),
     ...CONFIG.inFlight.map((n) => `${fmtCount(rateOf(id, n))}/s ${fmtSpread(stats[id][n].spread)}`),
     `${(1e6 / rateOf(id, 1)).toFixed(0)} µs`,
     median(nodeUs[id]).toFixed(0),
+    Number.isFinite(perStatementOf(id)) ? perStatementOf(id).toFixed(1) : 'n/a',
     costs[id].ms.toFixed(3),
-    String(costs[id].buffers),
-    String(costs[id].walRecords),
-    String(costs[id].walBytes),
+    fmtCost(costs[id].buffers),
+    fmtCost(costs[id].walRecords),
+    fmtCost(costs[id].walBytes),
     Number.isFinite(hot[id]) ? `${Math.round(hot[id] * 100)}%` : 'n/a',
+  ])
+  const batchRows = BATCH_PAIRS.map(([a, b]) => [
+    `${labelOf(a)} / ${labelOf(b)}`,
+    ...CONFIG.inFlight.map((n) => fmtRatio(pairRatio(a, b, n))),
   ])
   const pairRows = PAIRS.map(([a, b, what]) => [
     `${labelOf(a)} / ${labelOf(b)}`,
@@ -338,14 +446,18 @@ async function main() {
     '## PostgreSQL stores',
     '',
     `Decisions per second against one local PostgreSQL (${DATABASE.host}:${DATABASE.port}, database \`${DATABASE.database}\`), ` +
-      `with 1 and with 64 requests in flight, ${CONFIG.keys.toLocaleString('en')} keys round robin, every call admitted; ` +
+      `with 1 and with ${busy} requests in flight, ${CONFIG.keys.toLocaleString('en')} keys round robin, every call admitted; ` +
       `each cell is the median of ${CONFIG.rounds} interleaved rounds of ${CONFIG.measureMs} ms (± half the spread), each ` +
       `contender in its own process on its own \`pg\` Pool of ${CONFIG.poolMax} connections, in a schema of its own. ` +
       '*Latency* is the time per decision at 1 in flight; *Node µs* the CPU time the app process spends per decision ' +
-      '(at 64 in flight: the driver, the pool and the store). The server-side columns come from ' +
+      `(at ${busy} in flight: the driver, the pool and the store); *per statement* how many decisions each ` +
+      `statement Floodgate sent carried, at ${busy} in flight (its \`batch\`, on by default, sends the decisions of ` +
+      `one tick as one statement of up to ${CONFIG.batchSize}). The server-side columns come from ` +
       '`EXPLAIN (ANALYZE, BUFFERS, WAL)` of the statement each store sends for one consume on a key it holds ' +
       `(median of ${CONFIG.explainSamples}, rolled back): execution time, shared buffers touched, WAL records and ` +
-      "bytes. *HOT* is the share of the table's updates during the run that touched no index (`pg_stat_user_tables`).",
+      `bytes; for a batched store, of one \`floodgate_consume_batch\` of ${CONFIG.batchSize} consumes on ` +
+      `${CONFIG.batchSize} keys, divided by ${CONFIG.batchSize}. *HOT* is the share of the table's updates during ` +
+      'the run that touched no index (`pg_stat_user_tables`).',
     '',
     mdTable(
       [
@@ -353,6 +465,7 @@ async function main() {
         ...CONFIG.inFlight.map((n) => ({ title: `${n} in flight`, align: 'right' })),
         { title: 'latency', align: 'right' },
         { title: 'Node µs', align: 'right' },
+        { title: 'per statement', align: 'right' },
         { title: 'server ms', align: 'right' },
         { title: 'buffers', align: 'right' },
         { title: 'WAL records', align: 'right' },
@@ -360,6 +473,13 @@ async function main() {
         { title: 'HOT', align: 'right' },
       ],
       rows,
+    ),
+    '',
+    'Batched over `batch: false` (the same store and algorithm):',
+    '',
+    mdTable(
+      ['Floodgate', ...CONFIG.inFlight.map((n) => ({ title: `${n} in flight`, align: 'right' }))],
+      batchRows,
     ),
     '',
     'Ratios, like with like (1.0x = as fast as RateLimiterPostgres with the same commit durability):',
@@ -375,7 +495,9 @@ async function main() {
     '',
     "What each store does per decision: Floodgate calls one PL/pgSQL function (`floodgate_decide`) that locks the key's " +
       "row, runs the algorithm's step on the database's clock and writes the new state (a fresh key: an insert), and " +
-      'returns the whole decision (remaining, reset, retry-after, delay); RateLimiterPostgres sends one `INSERT ... ON ' +
+      'returns the whole decision (remaining, reset, retry-after, delay); batched, one call of ' +
+      '`floodgate_consume_batch` does that for every decision of a tick (up to 128) in one statement, one ' +
+      'transaction and one round trip on one pool connection; RateLimiterPostgres sends one `INSERT ... ON ' +
       "CONFLICT DO UPDATE` of a counter whose window starts at its first hit, on the app server's clock. " +
       "Floodgate's default commits without waiting for the WAL flush (`synchronous_commit = off` for its own " +
       'transactions: a database crash may lose the last fraction of a second of counts); the peer gets the same only ' +
@@ -406,6 +528,14 @@ async function main() {
     })),
     serverCost: costs,
     nodeCpuUsPerDecision: Object.fromEntries(CONTENDERS.map((id) => [id, median(nodeUs[id])])),
+    decisionsPerStatement: Object.fromEntries(
+      CONTENDERS.filter((id) => FLOODGATE[id]).map((id) => [id, perStatementOf(id)]),
+    ),
+    batchRatios: BATCH_PAIRS.map(([a, b]) => ({
+      batched: a,
+      unbatched: b,
+      ...Object.fromEntries(CONFIG.inFlight.map((n) => [n, pairRatio(a, b, n)])),
+    })),
     hotUpdateShare: hot,
   }
   const files = writeResults('postgres', md, json)

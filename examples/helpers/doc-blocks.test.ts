@@ -35,7 +35,7 @@ const BUILDS_A_LIMITER =
 
 /** Blocks that cannot run here, by `file:line` of their opening fence, and where what they show is run. */
 const RUN_ELSEWHERE: Record<string, string> = {
-  'docs/postgres.md:20': "migrates the database it is given: packages/postgres's tests run the same calls",
+  'docs/postgres.md:21': "migrates the database it is given: packages/postgres's tests run the same calls",
 }
 
 /** A block that is a test file (it imports vitest) runs only under vitest: the guides' other blocks hold its options. */

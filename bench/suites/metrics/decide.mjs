@@ -89,7 +89,8 @@ export async function limiterOf({ sink, policies, baseline, redis }) {
   return async (n) => {
     for (let i = 0; i < n; i++) {
       const outcome = await handler.handle(info)
-      if (outcome.kind !== 'pass') throw new Error('a decision was refused: the quota is meant to be out of reach')
+      if (outcome.kind !== 'pass')
+        throw new Error('a decision was refused: the quota is meant to be out of reach')
     }
     if (failures > 0)
       throw new Error(`${failures} store calls failed: Redis must answer every decision measured`)

@@ -2,6 +2,7 @@ import type { StoreFactory } from '@floodgate/test-harness'
 import { describe } from 'vitest'
 import { suiteContext } from './harness.js'
 import { clientAddresses } from './scenarios/client-addresses.js'
+import { denials } from './scenarios/denials.js'
 import { headers } from './scenarios/headers.js'
 import { layeredLimits } from './scenarios/layered-limits.js'
 import { readingLimits } from './scenarios/reading-limits.js'
@@ -10,6 +11,7 @@ import { refusals } from './scenarios/refusals.js'
 import { requestOptions } from './scenarios/request-options.js'
 import { routes } from './scenarios/routes.js'
 import { shaping } from './scenarios/shaping.js'
+import { slowDown } from './scenarios/slow-down.js'
 import { storeDown } from './scenarios/store-down.js'
 import type { AdapterDriver } from './types.js'
 
@@ -32,11 +34,13 @@ export function describeAdapterConformance(
       layeredLimits,
       routes,
       clientAddresses,
+      denials,
       requestOptions,
       refunds,
       shaping,
       storeDown,
       readingLimits,
+      slowDown,
     ]) {
       scenarios(context)
     }

@@ -69,7 +69,7 @@ export interface SuiteContext {
   readonly clock: VirtualClock
   /** The store of the latest app, watched for refunds. */
   store(): WatchedStore
-  /** An app whose limiters get the store, the virtual clock and a prefix unique to the test. */
+  /** An app whose limiters (and slow-down) get the store, the virtual clock and a prefix unique to the test. */
   app(setup: AdapterAppSetup): Promise<AdapterApp>
   /** An app built from `setup` as it is (its own store), closed after the test. */
   bareApp(setup: AdapterAppSetup): Promise<AdapterApp>
@@ -126,6 +126,9 @@ export function suiteContext(driver: AdapterDriver, factory: StoreFactory): Suit
         driver.createApp({
           ...setup,
           options: setup.options && { ...shared, ...setup.options },
+          degradation: setup.degradation?.slowDown
+            ? { ...setup.degradation, slowDown: { ...shared, ...setup.degradation.slowDown } }
+            : setup.degradation,
           routes: setup.routes?.map((route) =>
             route.rateLimit ? { ...route, rateLimit: { ...shared, ...route.rateLimit } } : route,
           ),

@@ -1,8 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { UsageReport } from '@floodgate/core'
-import type { LoadShedder, PriorityQueue } from '@floodgate/core/internal'
+import type { LoadShedder, PriorityQueue, SlowDown } from '@floodgate/core/internal'
 
-/** One route of a test app. Every route answers `{ ok: true }` with `status` (200 by default). */
+/**
+ * One route of a test app. Every route answers `{ ok: true }` with `status` (200 by default), and
+ * `slowDown`: what the app reads of a slow-down (`req.slowDown`, `request.slowDown`, `ctx.state.slowDown`)
+ * when one counted the request.
+ */
 export interface AdapterRoute {
   /** @default 'GET' */
   method?: 'GET' | 'POST'
@@ -22,12 +26,15 @@ export interface DegradationSetup {
   priorityQueue?: Record<string, unknown>
   /** Options of `loadShedder()`. */
   loadShedder?: Record<string, unknown>
+  /** Options of `slowDown()`, after the load shedder. */
+  slowDown?: Record<string, unknown>
 }
 
 /** The degradation middlewares an app was built with, to look at their queues and load. */
 export interface AppGates {
   priorityQueue?: PriorityQueue
   loadShedder?: LoadShedder
+  slowDown?: SlowDown
 }
 
 /** How the driver builds an app. */

@@ -18,6 +18,13 @@ export {
   type PriorityQueue,
   type PriorityQueueOptions,
 } from './degradation/index.js'
+export {
+  createSlowDown,
+  type SlowDown,
+  type SlowDownOptions,
+  type SlowDownOutcome,
+} from './degradation/slow-down.js'
+export type { Timers } from './degradation/timers.js'
 export { parseDuration, toMs } from './duration.js'
 export { DEFAULT_STORE_TIMEOUT_MS, type FailSource, refuseMovedOptions } from './failure-policy.js'
 export { callHook, guardedCall, HookFailure, hookFailed } from './guarded-call.js'
@@ -26,7 +33,7 @@ export { createRateLimitHandler, type RateLimitHandler } from './http/handler.js
 export { compileHeaders, type HeaderMode } from './http/headers.js'
 export { ipKey, parseIp } from './http/ip.js'
 export { keyValueText } from './http/key-spec.js'
-export { enterGate, gateMiddlewares, writeAnswer, writeOutcome } from './http/node-response.js'
+export { enterGate, gateMiddlewares, setHeaders, writeAnswer, writeOutcome } from './http/node-response.js'
 export { RATE_LIMIT_DEFAULTS } from './http/options/defaults.js'
 export { mergeRateLimitOptions, routeRateLimitOptions } from './http/options/merge.js'
 export { rateLimitOptionsSchema } from './http/options/schema.js'

@@ -117,6 +117,13 @@ const PEER_OPTIONS: Record<string, readonly PeerOption[]> = {
       here: "`allowList: ['10.0.0.0/8', ...]` (addresses and CIDR ranges)",
     },
   ],
+  blacklist: [
+    {
+      from: "koa-ratelimit's",
+      to: 'denyList',
+      here: "`denyList: ['203.0.113.0/24', ...]` (addresses and CIDR ranges, refused with 403)",
+    },
+  ],
   id: [{ from: "koa-ratelimit's", to: 'key', here: KEY }],
   errorMessage: [{ from: "koa-ratelimit's", to: 'message', here: '`message`' }],
   disableHeader: [{ from: "koa-ratelimit's", to: 'headers', here: '`headers: false`' }],

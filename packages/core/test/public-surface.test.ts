@@ -55,6 +55,7 @@ const TYPES = [
   'RateLimitRequestErrorCode',
   'RequestInfo',
   'RequestRateLimit',
+  'RequestSlowDown',
   'Store',
   'Usage',
   'UsageReport',

@@ -1,12 +1,20 @@
-import type {
-  Gate,
-  GateOutcome,
-  LoadShedder,
-  LoadShedderOptions,
-  PriorityQueue,
-  PriorityQueueOptions,
+import type { RequestSlowDown } from '@floodgate/core'
+import {
+  createSlowDown,
+  enterGate,
+  type Gate,
+  type GateOutcome,
+  gateMiddlewares,
+  type LoadShedder,
+  type LoadShedderOptions,
+  type PriorityQueue,
+  type PriorityQueueOptions,
+  type SlowDown,
+  type SlowDownOptions,
+  type SlowDownOutcome,
+  setHeaders,
+  writeAnswer,
 } from '@floodgate/core/internal'
-import { enterGate, gateMiddlewares, writeAnswer } from '@floodgate/core/internal'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { ExpressRequestInfo } from './request-info.js'
 
@@ -15,6 +23,18 @@ export type ExpressPriorityQueueOptions = PriorityQueueOptions<Request>
 
 /** The options of the Express load shedder: every core option; `priority` gets Express's `req`. */
 export type ExpressLoadShedderOptions = LoadShedderOptions<Request>
+
+/** The options of the Express slow-down: every core option; `key` and `delay` functions get Express's `req`. */
+export type ExpressSlowDownOptions = SlowDownOptions<Request>
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** What the slow-down decided for this request: `limit` (its `after`), `used`, `remaining`, `reset`, `delay`. */
+      slowDown?: RequestSlowDown
+    }
+  }
+}
 
 function write(outcome: GateOutcome, res: Response, next: NextFunction): void {
   if (outcome.kind === 'pass') next()
@@ -64,3 +84,32 @@ export const priorityQueue: (
 export const loadShedder: (
   options: ExpressLoadShedderOptions,
 ) => RequestHandler & { readonly shedder: LoadShedder<Request> } = gates.loadShedder
+
+/** Go on after the slow-down's delay, with its headers; nothing when the client has left. */
+function goOn(outcome: SlowDownOutcome, req: Request, res: Response, next: NextFunction): void {
+  if (outcome.kind === 'gone') return
+  setHeaders(res, outcome.headers)
+  req.slowDown = outcome.slowDown
+  next()
+}
+
+/**
+ * Slow repeated requests down instead of refusing them: the first `after` requests of a client in a `window`
+ * go at once; each later one waits `delay` more than the one before, never more than `maxDelay`. No request
+ * is refused. `req.slowDown` says what happened; a client that disconnects while it waits stops waiting.
+ *
+ * @example app.post('/login', slowDown({ after: 5, delay: '500ms', maxDelay: '10s', window: '15m' }), login)
+ */
+export function slowDown(
+  options?: ExpressSlowDownOptions,
+): RequestHandler & { readonly slowDown: SlowDown<Request> } {
+  const slow = createSlowDown<Request>(options)
+  const middleware: RequestHandler = (req, res, next) => {
+    const entry = slow.enter(new ExpressRequestInfo(req))
+    res.once('close', entry.leave)
+    const outcome = entry.outcome
+    if (outcome instanceof Promise) outcome.then((o) => goOn(o, req, res, next), next)
+    else goOn(outcome, req, res, next)
+  }
+  return Object.assign(middleware, { slowDown: slow })
+}

@@ -3,12 +3,21 @@ import { createRateLimitHandler, type RateLimitHandler, writeOutcome } from '@fl
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { ExpressRequestInfo } from './request-info.js'
 
-export type { Outcome, RateLimitOptions, RequestRateLimit, Usage, UsageReport } from '@floodgate/core'
+export type {
+  Outcome,
+  RateLimitOptions,
+  RequestRateLimit,
+  RequestSlowDown,
+  Usage,
+  UsageReport,
+} from '@floodgate/core'
 export {
   type ExpressLoadShedderOptions,
   type ExpressPriorityQueueOptions,
+  type ExpressSlowDownOptions,
   loadShedder,
   priorityQueue,
+  slowDown,
 } from './gates.js'
 
 /** The options of the Express middleware: every core option; functions get Express's `req`. */

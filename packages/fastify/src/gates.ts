@@ -1,12 +1,16 @@
+import type { RequestSlowDown } from '@floodgate/core'
 import {
   createLoadShedder,
   createPriorityQueue,
+  createSlowDown,
   enterGate,
   type Gate,
   type LoadShedder,
   type LoadShedderOptions,
   type PriorityQueue,
   type PriorityQueueOptions,
+  type SlowDown,
+  type SlowDownOptions,
 } from '@floodgate/core/internal'
 import type {
   FastifyInstance,
@@ -24,8 +28,20 @@ export type FastifyPriorityQueueOptions = PriorityQueueOptions<FastifyRequest>
 /** The options of the Fastify load shedder: every core option; `priority` gets Fastify's `request`. */
 export type FastifyLoadShedderOptions = LoadShedderOptions<FastifyRequest>
 
+/** The options of the Fastify slow-down: every core option; `key` and `delay` functions get Fastify's `request`. */
+export type FastifySlowDownOptions = SlowDownOptions<FastifyRequest>
+
 declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * What the slow-down decided for this request: `limit` (its `after`), `used`, `remaining`, `reset`, `delay`;
+     * `null` when no slow-down counted it.
+     */
+    slowDown: RequestSlowDown | null
+  }
   interface FastifyInstance {
+    /** The slow-down registered first on this instance: its \`stats()\`. */
+    slowDown: SlowDown<FastifyRequest>
     /** The priority queue registered first on this instance: its \`stats()\`. */
     priorityQueue: PriorityQueue<FastifyRequest>
     /** The load shedder registered first on this instance: its \`stats()\`. */
@@ -101,4 +117,42 @@ export const loadShedder = fp(
     createLoadShedder<FastifyRequest>(options),
   ),
   { name: '@floodgate/fastify/load-shedder', fastify: '5.x' },
+)
+
+/**
+ * An `onRequest` hook around the slow-down: the request goes on after its delay, with its headers and
+ * `request.slowDown`; one whose client went away while it waited never reaches the route.
+ */
+function slowDownHook(slow: SlowDown<FastifyRequest>): onRequestHookHandler {
+  return async function floodgateSlowDown(request, reply) {
+    const entry = slow.enter(new FastifyRequestInfo(request, request.routeOptions.url))
+    reply.raw.once('close', entry.leave)
+    const outcome = await entry.outcome
+    if (outcome.kind === 'gone') return reply.hijack()
+    reply.headers(outcome.headers)
+    request.slowDown = outcome.slowDown ?? null
+  }
+}
+
+/**
+ * Slow repeated requests down instead of refusing them: the first `after` requests of a client in a `window`
+ * go at once; each later one waits `delay` more than the one before, never more than `maxDelay`. No request
+ * is refused. `request.slowDown` says what happened; a client that disconnects while it waits stops waiting.
+ * Every route registered after it, in the scope it is registered in, goes through it.
+ *
+ * @example
+ * await app.register(async (scope) => {
+ *   await scope.register(slowDown, { after: 5, delay: '500ms', maxDelay: '10s', window: '15m' })
+ *   scope.post('/login', login)
+ * })
+ */
+export const slowDown = fp(
+  async (fastify: FastifyInstance, options: FastifySlowDownOptions) => {
+    const slow = createSlowDown<FastifyRequest>(options)
+    if (!fastify.hasDecorator('slowDown')) fastify.decorate('slowDown', slow)
+    if (!fastify.hasRequestDecorator('slowDown')) fastify.decorateRequest('slowDown', null)
+    fastify.addHook('onRequest', slowDownHook(slow))
+    fastify.addHook('onClose', async () => slow.close())
+  },
+  { name: '@floodgate/fastify/slow-down', fastify: '5.x' },
 )

@@ -24,12 +24,21 @@ import type {
 import fp from 'fastify-plugin'
 import { FastifyRequestInfo } from './request-info.js'
 
-export type { Outcome, RateLimitOptions, RequestRateLimit, Usage, UsageReport } from '@floodgate/core'
+export type {
+  Outcome,
+  RateLimitOptions,
+  RequestRateLimit,
+  RequestSlowDown,
+  Usage,
+  UsageReport,
+} from '@floodgate/core'
 export {
   type FastifyLoadShedderOptions,
   type FastifyPriorityQueueOptions,
+  type FastifySlowDownOptions,
   loadShedder,
   priorityQueue,
+  slowDown,
 } from './gates.js'
 
 /** Options of a route's own limit (`config.rateLimit`); functions get Fastify's `request`. */

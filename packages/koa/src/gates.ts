@@ -1,11 +1,17 @@
-import type {
-  Gate,
-  LoadShedder,
-  LoadShedderOptions,
-  PriorityQueue,
-  PriorityQueueOptions,
+import type { RequestSlowDown } from '@floodgate/core'
+import {
+  createSlowDown,
+  enterGate,
+  type Gate,
+  gateMiddlewares,
+  type LoadShedder,
+  type LoadShedderOptions,
+  type PriorityQueue,
+  type PriorityQueueOptions,
+  type SlowDown,
+  type SlowDownOptions,
+  writeAnswer,
 } from '@floodgate/core/internal'
-import { enterGate, gateMiddlewares, writeAnswer } from '@floodgate/core/internal'
 import type { Context, Middleware } from 'koa'
 import { KoaRequestInfo } from './request-info.js'
 
@@ -14,6 +20,16 @@ export type KoaPriorityQueueOptions = PriorityQueueOptions<Context>
 
 /** The options of the Koa load shedder: every core option; `priority` gets Koa's `ctx`. */
 export type KoaLoadShedderOptions = LoadShedderOptions<Context>
+
+/** The options of the Koa slow-down: every core option; `key` and `delay` functions get Koa's `ctx`. */
+export type KoaSlowDownOptions = SlowDownOptions<Context>
+
+declare module 'koa' {
+  interface DefaultState {
+    /** What the slow-down decided for this request: `limit` (its `after`), `used`, `remaining`, `reset`, `delay`. */
+    slowDown?: RequestSlowDown
+  }
+}
 
 /** Koa middleware around a core gate: the request proceeds or gets the gate's answer. */
 function gateMiddleware(gate: Gate<Context>): Middleware {
@@ -59,3 +75,29 @@ export const priorityQueue: (
 export const loadShedder: (
   options: KoaLoadShedderOptions,
 ) => Middleware & { readonly shedder: LoadShedder<Context> } = gates.loadShedder
+
+/**
+ * Slow repeated requests down instead of refusing them: the first `after` requests of a client in a `window`
+ * go at once; each later one waits `delay` more than the one before, never more than `maxDelay`. No request
+ * is refused. `ctx.state.slowDown` says what happened; a client that disconnects while it waits stops waiting.
+ *
+ * @example router.post('/login', slowDown({ after: 5, delay: '500ms', maxDelay: '10s', window: '15m' }), login)
+ */
+export function slowDown(
+  options?: KoaSlowDownOptions,
+): Middleware & { readonly slowDown: SlowDown<Context> } {
+  const slow = createSlowDown<Context>(options)
+  const middleware: Middleware = async function floodgateSlowDown(ctx, next) {
+    const entry = slow.enter(new KoaRequestInfo(ctx, []))
+    ctx.res.once('close', entry.leave)
+    const outcome = await entry.outcome
+    if (outcome.kind === 'gone') {
+      ctx.respond = false
+      return
+    }
+    ctx.set(outcome.headers)
+    ctx.state.slowDown = outcome.slowDown
+    return next()
+  }
+  return Object.assign(middleware, { slowDown: slow })
+}

@@ -10,12 +10,21 @@ import type { Context, Middleware, Next } from 'koa'
 import { KoaRequestInfo } from './request-info.js'
 import type { MatchingRouter } from './route-pattern.js'
 
-export type { Outcome, RateLimitOptions, RequestRateLimit, Usage, UsageReport } from '@floodgate/core'
+export type {
+  Outcome,
+  RateLimitOptions,
+  RequestRateLimit,
+  RequestSlowDown,
+  Usage,
+  UsageReport,
+} from '@floodgate/core'
 export {
   type KoaLoadShedderOptions,
   type KoaPriorityQueueOptions,
+  type KoaSlowDownOptions,
   loadShedder,
   priorityQueue,
+  slowDown,
 } from './gates.js'
 
 /** The options of the Koa middleware: every core option (functions get Koa's `ctx`), and `router`. */

@@ -3,6 +3,7 @@ import { parseOptions } from '@floodgate/core/internal'
 import { z } from 'zod'
 import { daysFromCivilSql } from './sql/calendar-quota.js'
 import { consumeAllSql } from './sql/consume-all.js'
+import { consumeBatchSql } from './sql/consume-batch.js'
 import { decideSql, resetSql, sweepSql } from './sql/decide.js'
 import { DEFAULT_LOCATION, type Location, qualified } from './sql/location.js'
 import { stepFunctions } from './sql/step.js'
@@ -10,7 +11,7 @@ import { tableSql } from './sql/table.js'
 import { schemaName, tableName } from './validate.js'
 
 /** Which migration the SQL is; the table's comment says which one made it. */
-export const MIGRATION_VERSION = 1
+export const MIGRATION_VERSION = 2
 
 /** Options of {@link migrationSql} and {@link migrate}. */
 export interface MigrationOptions {
@@ -45,7 +46,7 @@ const schema = z.strictObject({
 
 /**
  * The migration as SQL text, one transaction: the table, its expiry index, and the functions the store calls
- * (a step per algorithm, one-key decisions, consume-all, reset and sweep). Idempotent: run it
+ * (a step per algorithm, one-key decisions, consume-all, a tick's batch, reset and sweep). Idempotent: run it
  * again after an upgrade to replace the functions; rows are kept. Run it with `migrate()` or `psql -f`.
  *
  * @example await pool.query(migrationSql({ schema: 'rate_limits' }))
@@ -63,6 +64,7 @@ export function migrationSql(options: MigrationOptions = {}): string {
     ...stepFunctions(location),
     decideSql(location),
     consumeAllSql(location),
+    consumeBatchSql(location),
     resetSql(location),
     sweepSql(location),
     `COMMENT ON TABLE ${qualified(location)} IS 'Floodgate rate-limit state (@floodgate/postgres, migration ${MIGRATION_VERSION})';`,

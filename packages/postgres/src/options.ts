@@ -128,6 +128,19 @@ export interface PostgresStoreOptions {
    */
   synchronousCommit?: boolean
   /**
+   * Send the decisions asked for in the same turn of the event loop to PostgreSQL together: one statement per
+   * `maxSize` items (a call of `floodgate_consume_batch`), on one pool connection, each request still decided
+   * on its own (a request's policies all or none, as one; one request's refusal changes nothing of another's),
+   * on the database's clock, with exact `retryAfterMs`. The statements go out once the I/O already in hand is
+   * handled (`setImmediate`), with no timer; each request is answered as soon as its statement returns. A busy
+   * server then spends one round trip, one transaction and one pool connection on many decisions; a decision
+   * alone is sent with its own statement, as before. `true` batches up to 128 items a statement; `{ maxSize }`
+   * sets the bound; `false` sends every request's statement at once, alone.
+   * @default true
+   * @example { maxSize: 32 }
+   */
+  batch?: boolean | { maxSize: number }
+  /**
    * Remove expired rows as decisions are made, in bounded batches that never lock the table: `{ every,
    * batch }`, or `false` to sweep only when you call `store.sweep()` (from a cron job, say).
    * @default { every: 1000, batch: 1000 }
@@ -167,6 +180,11 @@ const schema = z.strictObject({
   cooldownMs: positive('a number of ms > 0').default(1000),
   expiryGraceMs: wholeMs('a whole number of ms >= 0').default(2000),
   synchronousCommit: z.boolean({ error: 'true or false' }).default(false),
+  batch: z
+    .union([z.boolean(), z.strictObject({ maxSize: positiveInt() })], {
+      error: 'true, false or { maxSize } (maxSize a whole number >= 1)',
+    })
+    .default(true),
   sweep: z
     .union(
       [

@@ -7,7 +7,9 @@ import { storedKey } from './stored-key.js'
 import {
   type CallSettings,
   consumeAllValues,
+  consumeBatchValues,
   decideValues,
+  type ItemGroup,
   type Operation,
   type Statements,
   statements,
@@ -70,6 +72,29 @@ export class StoreCalls {
     return this.timed('consume_all', this.runner.run(this.statements.consumeAll, values))
   }
 
+  /**
+   * Decide `groups` (`count` items in all; a tick's batch), each group as one, in one statement: a lone
+   * request with its own statement (a consume's one-key function, a consumeAll's consume-all function),
+   * which does less than the batch function; else the batch function. Settles with a row per item, in order.
+   */
+  groups(groups: readonly ItemGroup[], count: number): Promise<Settled> {
+    if (groups.length === 1) {
+      const { items, now } = groups[0]!
+      if (count === 1) {
+        const { algorithm, key, cost } = items[0]!
+        return this.decide('consume', algorithm, key, cost, now)
+      }
+      return this.consumeAll(items, now)
+    }
+    const values = consumeBatchValues({
+      groups,
+      count,
+      paramsOf: (algorithm) => this.paramsOf(algorithm),
+      settings: this.settings,
+    })
+    return this.timed('consume_all', this.runner.run(this.statements.consumeBatch, values))
+  }
+
   /** Delete one key's row. */
   reset(algorithm: Algorithm, key: string): Promise<Settled> {
     const { lockTimeout, durable } = this.settings
@@ -82,7 +107,8 @@ export class StoreCalls {
     return this.timed('sweep', this.runner.run(this.statements.sweep, [batch, this.settings.lockTimeout]))
   }
 
-  private paramsOf(algorithm: Algorithm): (number | null)[] {
+  /** `algorithm`'s parameters for its step (made on first use); throws when the store cannot run it. */
+  paramsOf(algorithm: Algorithm): (number | null)[] {
     let params = this.params.get(algorithm)
     if (!params) {
       params = stepArgs(algorithm)

@@ -19,6 +19,7 @@ import {
   parseStoreOptions,
 } from './options.js'
 import { postgresDeadlines } from './query-runner.js'
+import { DEFAULT_MAX_BATCH_SIZE, SameTickBatches, type Waiting } from './same-tick-batches.js'
 import { StoreCalls } from './store-calls.js'
 import { storedKey } from './stored-key.js'
 import { Sweeper } from './sweeper.js'
@@ -28,7 +29,8 @@ import { type PostgresDecision, parseRow } from './wire.js'
 /**
  * Rate-limit state in PostgreSQL, shared by every server: each decision is one statement, a call of a
  * PL/pgSQL function that locks the key's row, runs the algorithm's step and writes the result, atomically,
- * on the database's clock unless the limiter passes a time. The table and functions come from `migrate()`;
+ * on the database's clock unless the limiter passes a time. The decisions asked for in one tick (one turn of
+ * the event loop) go as one statement (`batch`), each decided on its own. The table and functions come from `migrate()`;
  * expired rows are swept in bounded batches. Every call answers within the limiter's `storeTimeout` or rejects
  * with a `PostgresStoreError` (at once while PostgreSQL is known to be down): the limiter's `failMode` then
  * decides.
@@ -49,6 +51,7 @@ export class PostgresStore implements Store {
   private readonly settings: CallSettings
   private readonly circuit: Circuit
   private readonly calls: StoreCalls
+  private readonly batches: SameTickBatches
   private readonly metrics: StoreMetrics | undefined
   private readonly reportFailure: (failure: CallFailure, event: PostgresStoreErrorEvent) => void
   private readonly sweeper: Sweeper | undefined
@@ -80,6 +83,9 @@ export class PostgresStore implements Store {
       settings: this.settings,
       metrics: this.metrics,
     })
+    const batch = parsed.batch
+    const maxSize = batch === false ? 0 : batch === true ? DEFAULT_MAX_BATCH_SIZE : batch.maxSize
+    this.batches = new SameTickBatches(this.calls, maxSize, this.answer)
     this.reportFailure = failureReporter({
       circuit: this.circuit,
       metrics: this.metrics,
@@ -130,11 +136,21 @@ export class PostgresStore implements Store {
 
   consume(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<PostgresDecision> {
     this.sweeper?.note(1)
-    return this.decideOne('consume', algorithm, key, cost, now)
+    if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
+    const items = [{ algorithm, key, cost }]
+    return new Promise((resolve, reject) =>
+      this.batches.add({ operation: 'consume', items, now, resolve: resolve as Waiting['resolve'], reject }),
+    )
   }
 
+  /** A decision without consuming, in a statement of its own. */
   peek(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<PostgresDecision> {
-    return this.decideOne('peek', algorithm, key, cost, now)
+    if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
+    return this.calls.decide('peek', algorithm, key, cost, now).then((settled) => {
+      const decision = readSettled(settled, (rows) => parseRow((rows as unknown[])[0], algorithm))
+      if (decision instanceof CallFailure) throw this.failed('peek', decision, key)
+      return decision
+    })
   }
 
   /** Give units back. Rejects with a `PostgresStoreError` when PostgreSQL cannot take them (reported to `onError`). */
@@ -152,24 +168,24 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Decide several policies as one, in one statement: every key's row is locked (in one order, so requests
-   * never deadlock), every item is peeked, and all are consumed only when all would pass. A refused request
-   * spends nothing, and no other request sees anything spent in between.
+   * Decide several policies as one, in one statement (shared with the tick's other decisions, see `batch`):
+   * every key's row is locked (in one order, so requests never deadlock), every item is peeked, and all are
+   * consumed only when all would pass. A refused request spends nothing, and no other request sees anything
+   * spent in between.
    */
   consumeAll(items: readonly ConsumeItem[], now?: number): Promise<Decision[]> {
     if (items.length === 0) return Promise.resolve([])
     this.sweeper?.note(items.length)
     if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
-    return this.calls.consumeAll(items, now).then((settled) => {
-      const decisions = readSettled(settled, (rows) => {
-        if (!Array.isArray(rows) || rows.length !== items.length) {
-          throw new TypeError('Unexpected rows from the consume-all function')
-        }
-        return items.map((item, i) => parseRow(rows[i], item.algorithm) as Decision)
-      })
-      if (decisions instanceof CallFailure) throw this.failed('consumeAll', decisions, items[0]!.key)
-      return decisions
-    })
+    return new Promise((resolve, reject) =>
+      this.batches.add({
+        operation: 'consumeAll',
+        items,
+        now,
+        resolve: resolve as Waiting['resolve'],
+        reject,
+      }),
+    )
   }
 
   /**
@@ -206,20 +222,27 @@ export class PostgresStore implements Store {
     this.circuit.trip()
   }
 
-  /** A consume or peek through PostgreSQL; an error, a timeout or an unreadable row rejects. */
-  private decideOne(
-    operation: 'consume' | 'peek',
-    algorithm: Algorithm,
-    key: string,
-    cost: number,
-    now: number | undefined,
-  ): Promise<PostgresDecision> {
-    if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
-    return this.calls.decide(operation, algorithm, key, cost, now).then((settled) => {
-      const decision = readSettled(settled, (rows) => parseRow((rows as unknown[])[0], algorithm))
-      if (decision instanceof CallFailure) throw this.failed(operation, decision, key)
-      return decision
-    })
+  /**
+   * Answer a request with its decisions, `decided[from]` onward, or, when its batch statement failed or its
+   * rows are unreadable, reject it with the `PostgresStoreError` (reported once per request, with its key).
+   */
+  private readonly answer = (
+    waiting: Waiting,
+    decided: readonly PostgresDecision[] | CallFailure,
+    from: number,
+  ): void => {
+    const { operation, items } = waiting
+    if (decided instanceof CallFailure) {
+      waiting.reject(this.failed(operation, decided, items[0]!.key))
+      return
+    }
+    if (operation === 'consume') waiting.resolve(decided[from]!)
+    else
+      waiting.resolve(
+        from === 0 && decided.length === items.length
+          ? (decided as PostgresDecision[])
+          : decided.slice(from, from + items.length),
+      )
   }
 
   /**

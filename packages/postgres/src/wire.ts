@@ -85,12 +85,65 @@ export function consumeAllValues(call: {
   ]
 }
 
+/** One request of a batch: its items (decided as one) and its time (`undefined`: the database's clock). */
+export interface ItemGroup {
+  readonly items: readonly ConsumeItem[]
+  readonly now: number | undefined
+}
+
+/**
+ * The values of a `floodgate_consume_batch` call for `groups` (`count` items in all): each group's size and
+ * time, then one array per column over every item, the parameters flattened.
+ */
+export function consumeBatchValues(call: {
+  groups: readonly ItemGroup[]
+  count: number
+  paramsOf: (algorithm: Algorithm) => readonly (number | null)[]
+  settings: CallSettings
+}): unknown[] {
+  const { groups, count, settings } = call
+  const sizes: number[] = new Array(groups.length)
+  const nows: (number | null)[] = new Array(groups.length)
+  const keys: string[] = new Array(count)
+  const algorithms: string[] = new Array(count)
+  const kinds: string[] = new Array(count)
+  const costs: number[] = new Array(count)
+  const params: (number | null)[] = new Array(count * PARAM_SLOTS)
+  for (let g = 0, at = 0; g < groups.length; g++) {
+    const { items, now } = groups[g]!
+    sizes[g] = items.length
+    nows[g] = now ?? null
+    for (let i = 0; i < items.length; i++, at++) {
+      const { algorithm, key, cost } = items[i]!
+      keys[at] = storedKey(key)
+      algorithms[at] = algorithm.id
+      kinds[at] = algorithm.kind
+      costs[at] = cost
+      const own = call.paramsOf(algorithm)
+      for (let p = 0; p < PARAM_SLOTS; p++) params[at * PARAM_SLOTS + p] = own[p]!
+    }
+  }
+  return [
+    sizes,
+    nows,
+    keys,
+    algorithms,
+    kinds,
+    costs,
+    params,
+    settings.grace,
+    settings.lockTimeout,
+    settings.durable,
+  ]
+}
+
 const DECISION_COLUMNS = 'allowed, remaining, reset_ms, retry_after_ms, delay_ms'
 
 /** The store's statements for one location, each prepared once per connection (a named statement). */
 export interface Statements {
   readonly decide: Pick<StoreQuery, 'name' | 'text'>
   readonly consumeAll: Pick<StoreQuery, 'name' | 'text'>
+  readonly consumeBatch: Pick<StoreQuery, 'name' | 'text'>
   readonly reset: Pick<StoreQuery, 'name' | 'text'>
   readonly sweep: Pick<StoreQuery, 'name' | 'text'>
 }
@@ -107,6 +160,9 @@ export function statements(location: Location): Statements {
     decide: named(`SELECT ${DECISION_COLUMNS} FROM ${qualified(location, '_decide')}(${placeholders(13)})`),
     consumeAll: named(
       `SELECT ${DECISION_COLUMNS} FROM ${qualified(location, '_consume_all')}(${placeholders(9)}) WITH ORDINALITY ORDER BY ordinality`,
+    ),
+    consumeBatch: named(
+      `SELECT ${DECISION_COLUMNS} FROM ${qualified(location, '_consume_batch')}(${placeholders(10)}) WITH ORDINALITY ORDER BY ordinality`,
     ),
     reset: named(`SELECT FROM ${qualified(location, '_reset')}($1, $2, $3, $4)`),
     sweep: named(`SELECT ${qualified(location, '_sweep')}($1, $2) AS deleted`),

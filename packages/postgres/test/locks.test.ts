@@ -9,7 +9,9 @@ import { SHARED_POSTGRES, type TestSchema, testSchema, warmUp } from './helpers/
 // store and decided by the limiter's failMode ('closed' here), and leaves no backend behind still waiting; the
 // other keys go on being decided by PostgreSQL. A decision waiting for a lock holds its pool connection
 // meanwhile, so the pool has one per request in flight here (a pool too small for that makes the others queue
-// past storeTimeout, which opens the circuit: see the docs).
+// past storeTimeout, which opens the circuit: see the docs). Batched (the default), the decisions of one tick
+// share one statement: a batch that needs the held row waits for it like one decision would, and fails as a
+// whole; with `batch: false`, each key's decision is its own statement and the other keys are not held up.
 const TIMEOUT_MS = 1000 // lockTimeoutMs 250: a held row's two waits end within 500 ms, well before it
 const SLACK_MS = 500
 const algorithm = fixedWindow({ limit: 1_000_000, window: '1h' })
@@ -27,11 +29,12 @@ afterAll(async () => {
   await db?.drop()
 })
 
-function observedStore() {
+function observedStore(batch = true) {
   const errors: { code: string | undefined; timedOut: boolean }[] = []
   const store = new PostgresStore({
     pool: db.pool,
     schema: db.schema,
+    batch,
     onError: (error, event) =>
       errors.push({ code: (error as { code?: string }).code, timedOut: event.timedOut }),
   })
@@ -62,8 +65,8 @@ async function waiting(): Promise<number> {
 }
 
 describe('a lock held for long', () => {
-  it("on one key's row: that key's decisions are bounded and fail closed, the others are decided, nothing keeps waiting", async () => {
-    const { store, limiter, errors } = observedStore()
+  it("on one key's row, batch: false: that key's decisions are bounded and fail closed, the others are decided, nothing keeps waiting", async () => {
+    const { store, limiter, errors } = observedStore(false)
     expect((await store.consume(algorithm, 'busy', 1)).source).toBe('postgres')
     await holder.query('BEGIN')
     await holder.query(`SELECT FROM "${db.schema}".floodgate WHERE key = 'busy' FOR UPDATE`)
@@ -79,6 +82,31 @@ describe('a lock held for long', () => {
       expect(errors).toEqual(Array(6).fill({ code: '55P03', timedOut: true }))
       expect(store.degraded).toBe(false)
       expect(await waiting()).toBe(0)
+    } finally {
+      await holder.query('ROLLBACK')
+    }
+    expect((await store.consume(algorithm, 'busy', 1)).source).toBe('postgres')
+  })
+
+  it("on one key's row, batched: the tick's batch that needs it is bounded and fails closed as a whole; later batches without it are decided", async () => {
+    const { store, limiter, errors } = observedStore()
+    expect((await store.consume(algorithm, 'busy', 1)).source).toBe('postgres')
+    await holder.query('BEGIN')
+    await holder.query(`SELECT FROM "${db.schema}".floodgate WHERE key = 'busy' FOR UPDATE`)
+    try {
+      const keys = Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? 'busy' : `free-${i}`))
+      const decided = await decideAll(limiter, keys)
+      expect(decided.map((d) => d.source)).toEqual(Array(12).fill('fail-closed'))
+      expect(decided.filter((d) => d.ms > TIMEOUT_MS + SLACK_MS)).toEqual([])
+      // One statement waited and was cut short by lock_timeout: each of its twelve requests heard of it.
+      expect(errors).toEqual(Array(12).fill({ code: '55P03', timedOut: true }))
+      expect(store.degraded).toBe(false)
+      expect(await waiting()).toBe(0)
+      const free = await decideAll(
+        limiter,
+        keys.filter((k) => k !== 'busy'),
+      )
+      expect(free.map((d) => d.source)).toEqual(Array(6).fill('postgres'))
     } finally {
       await holder.query('ROLLBACK')
     }

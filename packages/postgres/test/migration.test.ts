@@ -53,6 +53,7 @@ describe('migration', () => {
       'floodgate_bucket',
       'floodgate_calendar_quota',
       'floodgate_consume_all',
+      'floodgate_consume_batch',
       'floodgate_days_from_civil',
       'floodgate_decide',
       'floodgate_fixed_window',

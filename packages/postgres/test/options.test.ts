@@ -63,6 +63,24 @@ describe('PostgresStore options', () => {
     expect([given.timeoutMs, given.lockTimeoutMs]).toEqual([1000, 40])
   })
 
+  it('batch: true, false or { maxSize } (a whole number >= 1), said in the error', () => {
+    for (const batch of [true, false, { maxSize: 1 }, { maxSize: 512 }]) {
+      expect(new PostgresStore({ pool, batch })).toBeInstanceOf(PostgresStore)
+    }
+    for (const batch of ['yes', 0, null, {}, { maxSize: 0 }, { maxSize: 2.5 }, { maxSize: 8, wait: 1 }]) {
+      const error = configError({ pool, batch })
+      expect(error).toBeInstanceOf(RateLimitConfigError)
+      expect(error.option).toMatch(/^PostgresStore\.batch/)
+      expect(error.message).toMatch(/true, false or \{ maxSize \}|a whole number >= 1|a known option/)
+    }
+    expect(configError({ pool, batch: 'yes' }).message).toBe(
+      "Expected `PostgresStore.batch` to be true, false or { maxSize } (maxSize a whole number >= 1), got 'yes' (string)",
+    )
+    expect(configError({ pool, batch: { maxSize: 0 } }).message).toBe(
+      'Expected `PostgresStore.batch.maxSize` to be a whole number >= 1, got 0 (number)',
+    )
+  })
+
   it("refuses failMode, fallback and timeoutMs at creation, saying they are the limiter's options now", () => {
     const moved = [
       [

@@ -1,4 +1,4 @@
-import { loadShedder, priorityQueue, rateLimit } from '@floodgate/express'
+import { loadShedder, priorityQueue, rateLimit, slowDown } from '@floodgate/express'
 import express from 'express'
 import express4 from 'express4'
 import type { AdapterApp, AdapterAppSetup, AdapterDriver } from '../types.js'
@@ -29,14 +29,14 @@ function createApp(framework: typeof express, setup: AdapterAppSetup): AdapterAp
   const limiter = setup.options ? rateLimit(setup.options) : undefined
   if (limiter) app.use(limiter)
   if (setup.unreadableRouter) app.use(unreadableRouter())
-  const gates = useGates(setup.degradation, { priorityQueue, loadShedder }, (m) => app.use(m))
+  const gates = useGates(setup.degradation, { priorityQueue, loadShedder, slowDown }, (m) => app.use(m))
   for (const route of setup.routes ?? [{ path: '/' }]) {
     const method = (route.method ?? 'GET').toLowerCase() as 'get' | 'post'
     const handlers: express.RequestHandler[] = []
     if (route.rateLimit) handlers.push(rateLimit(route.rateLimit))
     handlers.push(async (req, res) => {
       await route.wait?.(req.headers)
-      res.status(route.status ?? 200).json({ ok: true })
+      res.status(route.status ?? 200).json({ ok: true, slowDown: req.slowDown })
     })
     app[method](route.path, ...handlers)
   }

@@ -1,4 +1,4 @@
-import { loadShedder, priorityQueue, rateLimit } from '@floodgate/fastify'
+import { loadShedder, priorityQueue, rateLimit, slowDown } from '@floodgate/fastify'
 import Fastify from 'fastify'
 import type { AdapterApp, AdapterAppSetup, AdapterDriver } from '../types.js'
 
@@ -18,6 +18,7 @@ export const fastifyDriver: AdapterDriver = {
     const { degradation } = setup
     if (degradation?.priorityQueue) await app.register(priorityQueue, degradation.priorityQueue as never)
     if (degradation?.loadShedder) await app.register(loadShedder, degradation.loadShedder as never)
+    if (degradation?.slowDown) await app.register(slowDown, degradation.slowDown as never)
     for (const route of setup.routes ?? [{ path: '/' }]) {
       app.route({
         method: route.method ?? 'GET',
@@ -25,7 +26,7 @@ export const fastifyDriver: AdapterDriver = {
         config: route.rateLimit ? { rateLimit: route.rateLimit } : setup.options ? {} : { rateLimit: false },
         handler: async (request, reply) => {
           await route.wait?.(request.headers)
-          return reply.code(route.status ?? 200).send({ ok: true })
+          return reply.code(route.status ?? 200).send({ ok: true, slowDown: request.slowDown ?? undefined })
         },
       })
     }
@@ -54,6 +55,7 @@ export const fastifyDriver: AdapterDriver = {
       gates: {
         priorityQueue: degradation?.priorityQueue ? app.priorityQueue : undefined,
         loadShedder: degradation?.loadShedder ? app.loadShedder : undefined,
+        slowDown: degradation?.slowDown ? app.slowDown : undefined,
       },
       usage: app.rateLimitUsage,
     }

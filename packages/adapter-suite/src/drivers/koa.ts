@@ -1,4 +1,4 @@
-import { loadShedder, priorityQueue, rateLimit } from '@floodgate/koa'
+import { loadShedder, priorityQueue, rateLimit, slowDown } from '@floodgate/koa'
 import Router from '@koa/router'
 import Koa from 'koa'
 import Koa2 from 'koa2'
@@ -35,13 +35,13 @@ function createApp(Framework: typeof Koa, setup: AdapterAppSetup): AdapterApp {
     : undefined
   if (limiter) app.use(limiter)
   if (setup.unreadableRouter) app.use(unreadableRouter())
-  const gates = useGates(setup.degradation, { priorityQueue, loadShedder }, (m) => app.use(m))
+  const gates = useGates(setup.degradation, { priorityQueue, loadShedder, slowDown }, (m) => app.use(m))
   for (const route of setup.routes ?? [{ path: '/' }]) {
     const method = (route.method ?? 'GET').toLowerCase() as 'get' | 'post'
     const respond = async (ctx: Koa.Context) => {
       await route.wait?.(ctx.headers)
       ctx.status = route.status ?? 200
-      ctx.body = { ok: true }
+      ctx.body = { ok: true, slowDown: ctx.state.slowDown }
     }
     if (route.rateLimit) router[method](route.path, rateLimit(route.rateLimit), respond)
     else router[method](route.path, respond)

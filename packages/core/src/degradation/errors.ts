@@ -1,12 +1,14 @@
 /**
- * Stable codes of what the degradation middlewares (`priorityQueue`, `loadShedder`) report through `onError`;
+ * Stable codes of what the degradation middlewares (`priorityQueue`, `loadShedder`, `slowDown`) report through `onError`;
  * `docs/errors.md` explains each.
  */
 export type DegradationErrorCode =
-  /** Your `priority` function threw or rejected: the request was given the lowest priority. */
+  /** Your `priority` or `delay` function threw or rejected: the lowest priority; for `slowDown`, no delay. */
   | 'ERR_FLOODGATE_FUNCTION_FAILED'
   /** Your `priority` function returned a name that is not one of the queues or classes: lowest priority. */
   | 'ERR_FLOODGATE_UNKNOWN_PRIORITY'
+  /** Your `delay` function (`slowDown`) returned something that is not a number of ms >= 0: no delay. */
+  | 'ERR_FLOODGATE_INVALID_DELAY'
 
 /** Something on one request that a degradation middleware handled without failing it. Never thrown. */
 export class DegradationError extends Error {

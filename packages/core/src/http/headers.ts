@@ -51,12 +51,16 @@ export const remainingOf = (d: Decision): number => (d.remaining > 0 ? Math.floo
 export const sfString = (s: string): string => `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`
 
 function writer(mode: HeaderMode, policies: readonly HeaderPolicy[]): HeaderWriter {
+  // What never changes is formatted once, here: each policy's quota and limit.
   const quota = policies.map((p) => `${p.limit};w=${seconds(p.windowMs)}`)
+  const limits = policies.map((p) => String(p.limit))
+  /** The limit of `d`, the policy at `i`'s: formatted already, unless a decision reports another. */
+  const limitOf = (d: Decision, i: number) => (d.limit === policies[i]!.limit ? limits[i]! : String(d.limit))
   switch (mode) {
     case 'draft-6':
       return (out, decisions, chosen) => {
         const d = decisions[chosen]!
-        out['ratelimit-limit'] = String(d.limit)
+        out['ratelimit-limit'] = limitOf(d, chosen)
         out['ratelimit-remaining'] = String(remainingOf(d))
         out['ratelimit-reset'] = String(seconds(resetMsOf(d)))
         out['ratelimit-policy'] = quota[chosen]!
@@ -83,7 +87,7 @@ function writer(mode: HeaderMode, policies: readonly HeaderPolicy[]): HeaderWrit
     case 'legacy':
       return (out, decisions, chosen, now) => {
         const d = decisions[chosen]!
-        out['x-ratelimit-limit'] = String(d.limit)
+        out['x-ratelimit-limit'] = limitOf(d, chosen)
         out['x-ratelimit-remaining'] = String(remainingOf(d))
         out['x-ratelimit-reset'] = String(Math.ceil((now + Math.max(0, resetMsOf(d))) / 1000))
       }

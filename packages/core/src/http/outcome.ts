@@ -80,6 +80,8 @@ interface OutcomeRecord {
   readonly limited: boolean
   /** Whether it was not counted at all (`skip`, `allowList`). */
   readonly skipped: boolean
+  /** Whether it was refused outright (`denyList`, `deny`): 403, before any store call. */
+  readonly denied: boolean
   /** One decision per policy, in the order of `limits`. Empty when skipped or undecided. */
   readonly decisions: Decision[]
   /** The decision the headers report: the refusal, or the policy closest to its limit. */
@@ -145,6 +147,7 @@ export const SKIPPED: Outcome = Object.freeze({
   delayMs: 0,
   limited: false,
   skipped: true,
+  denied: false,
   decisions: [],
   decision: undefined,
   error: undefined,
@@ -175,6 +178,7 @@ export function passedOutcome(parts: {
     delayMs: parts.delayMs,
     limited: parts.limited,
     skipped: false,
+    denied: false,
     decisions: parts.decisions,
     decision: parts.decision,
     error: undefined,
@@ -198,6 +202,7 @@ export function answeredOutcome(parts: {
   decision?: Decision
   error?: unknown
   plan?: string
+  denied?: boolean
 }): AnsweredRequest {
   return {
     kind: 'answer',
@@ -207,6 +212,7 @@ export function answeredOutcome(parts: {
     contentType: parts.contentType,
     limited: parts.limited,
     skipped: false,
+    denied: parts.denied ?? false,
     decisions: parts.decisions ?? [],
     decision: parts.decision,
     error: parts.error,
@@ -226,6 +232,7 @@ export function undecidedOutcome(error: unknown): Outcome {
     delayMs: 0,
     limited: false,
     skipped: false,
+    denied: false,
     decisions: [],
     decision: undefined,
     error,

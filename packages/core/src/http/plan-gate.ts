@@ -1,170 +1,120 @@
 import { refundItems } from '../refund-items.js'
-import type { Awaitable, ConsumeItem, Decision, Store } from '../types.js'
-import type { FailureAnswers } from './failure-answers.js'
-import type { Finish } from './finish.js'
+import type { Awaitable, Decision, Store } from '../types.js'
+import type { Decide } from './decide.js'
+import { type Identify, type RequestState, requestState, type Step } from './identify.js'
 import { routeText } from './key-spec.js'
 import type { Outcome } from './outcome.js'
-import { NoPlan, type PlanLookupNeeded, type PlanOfRequest } from './plans.js'
-import { itemsOf } from './policy-items.js'
-import type { PlanGateSet, PolicySet, PolicySets } from './policy-sets.js'
-import { gatherFacts, type RequestFacts } from './request-facts.js'
-import type { RequestInfo } from './request-info.js'
-import { decideOnStore } from './store-decision.js'
+import { NO_ADDRESS, NoPlan, PlanLookupNeeded, type PlanResolver, type Resolution } from './plans.js'
+import type { PlanGateSet, PolicySets } from './policy-sets.js'
+import type { Respond } from './respond.js'
 
 /**
- * The `limits` (and tiers) of a limiter with plans that are keyed per client, applied before a request's plan
- * is known (see {@link PlanGateSet}). A request whose plan is cached, or on the anonymous plan, never comes
- * here: its limits and plan are decided as one.
+ * Compile the plan step of a limiter with `plans`: it finds the request's plan (plans.ts), and answers a request
+ * that has none (401, 403, 503, 500) once the `limits` keyed per client have counted it. A request whose plan is
+ * cached, or on the anonymous plan, goes on at once: its limits and plan are then decided as one.
+ *
+ * A request whose API key's plan is neither cached nor being looked up meets the gate first: the limits keyed per
+ * client (by user, key function or address; never one shared by every client, which a flood without credentials
+ * would spend for everyone) are spent, and only then is `planOf` asked, so a client over them gets 429 and no
+ * lookup, however many of its requests come at once. With the plan found, the gate gives its units back and the
+ * request is decided on the plan's whole set as one. The app's functions are called once: the facts gathered
+ * for the gate serve the whole set (every plan's set begins with the same base policies, in order, and calls the
+ * same functions of the app's).
  */
-export interface PlanGate<N> {
-  /**
-   * Count a request with no plan (401, 403, or a failed lookup's 503 or 500) against the per-client limits:
-   * its own answer when they let it through, else their 429.
-   */
-  charge(
-    info: RequestInfo<N>,
-    ip: string | undefined,
-    routeKey: string | undefined,
-    noPlan: NoPlan,
-  ): Awaitable<Outcome>
-  /**
-   * Spend the per-client limits, and only then look the plan up (a client over them gets 429 and `planOf` is
-   * not asked, however many of its requests come at once); with a plan found, give them back and decide the
-   * request on the plan's whole set as one. The app's functions are called once: the facts gathered first
-   * serve all.
-   */
-  lookUp(
-    info: RequestInfo<N>,
-    ip: string | undefined,
-    routeKey: string | undefined,
-    needed: PlanLookupNeeded,
-  ): Promise<Outcome>
-}
-
-export interface PlanGateParts<N> {
+export function compilePlanStep<N>(parts: {
+  resolver: PlanResolver<N>
   store: Store
   sets: PolicySets<N>
-  user: ((req: N, info: RequestInfo<N>) => unknown) | undefined
-  report: (error: unknown, info: RequestInfo<N>) => void
   clock: (() => number) | undefined
-  finish: Finish<N>
-  answers: FailureAnswers<N>
-  withTimeout: <T>(promise: Promise<T>) => Promise<T>
   dryRun: boolean
-  /** The handler's own path for a request whose plan is known and whose facts are gathered. */
-  consume: (
-    info: RequestInfo<N>,
-    set: PolicySet<N>,
-    facts: RequestFacts<N>,
-    plan: PlanOfRequest,
-  ) => Awaitable<Outcome>
-}
+  identify: () => Identify<N>
+  decide: () => Decide<N>
+  respond: Respond<N>
+  /** The rest of the request path from its items on (items, decide, respond), for a plan the gate found. */
+  fromItems: (state: RequestState<N>) => Awaitable<Outcome>
+}): Step<N> {
+  const { resolver, store, sets, clock, dryRun, respond } = parts
 
-/**
- * Compile the gate. Every plan's set is the base set's policies followed by the plan's `rate` (and `quota`),
- * which key by the caller and cost the top-level `cost`: the functions of the app's they call are the same for
- * every plan, so the facts gathered with one plan's set, before the plan is known, serve whichever plan the key
- * turns out to have, and the gate's items are built from its policies as they stand in the first plan's set.
- */
-export function compilePlanGate<N>(parts: PlanGateParts<N>): PlanGate<N> {
-  const { store, sets, user, report, clock, finish, answers, withTimeout, dryRun } = parts
-
-  function factsOf(info: RequestInfo<N>, ip: string | undefined, set: PolicySet<N>) {
-    const route = set.needsRoute ? routeText(info.route) : '*'
-    return gatherFacts(set, set.needsUser ? user : undefined, info, ip, route, undefined, report)
+  function planned(state: RequestState<N>, resolution: Resolution): Awaitable<Outcome | undefined> {
+    if (resolution === NO_ADDRESS) return respond.noAddress(state.info)
+    if (resolution instanceof NoPlan) return charge(state, resolution)
+    if (resolution instanceof PlanLookupNeeded) return lookUp(state, resolution)
+    state.plan = resolution
+    return undefined
   }
 
-  /**
-   * A request with no plan, counted by the gate: its own answer; in a dry run where the gate would have
-   * refused it, the shadow refusal (its hooks called, the request let through).
-   */
-  function answerOf(
-    gated: { items: ConsumeItem[]; decisions: Decision[] },
+  /** The gate's items, decided on the store as a request's are; the state holds them and their decisions. */
+  async function pass(
+    state: RequestState<N>,
     gate: PlanGateSet<N>,
-    info: RequestInfo<N>,
-    noPlan: NoPlan,
-  ): Awaitable<Outcome> {
-    if (gated.decisions.every((d) => d.allowed)) return noPlan.answer
-    return finish(gated.decisions, gate.set, gated.items, info, undefined)
-  }
-
-  /** Decide the gate's items; a store that fails answers by the fail mode ('open': nothing counted). */
-  async function pass(gate: PlanGateSet<N>, facts: RequestFacts<N>, info: RequestInfo<N>) {
-    const items = itemsOf(gate.policies, facts)
-    if (items === undefined) return answers.noAddress(info)
-    if (items.length === 0) return { items, decisions: [], spent: false }
-    let decided: Decision | Decision[]
-    try {
-      decided = await awaitStore(decideOnStore(store, items, gate.set.order, clock?.()))
-    } catch (error) {
-      const fallback = answers.fallback
-      if (fallback === undefined) return failedOpen(answers.storeFailed(error, info), items)
-      answers.fellBack(error, info) // `failMode: { fallback }`: the fallback store decides the gate's items
-      try {
-        decided = await decideOnStore(fallback, items, gate.set.order, clock?.())
-      } catch (failed) {
-        return failedOpen(answers.storeFailed(failed, info), items)
-      }
-    }
+  ): Promise<{ gated: RequestState<N>; spent: boolean } | Outcome> {
+    const identify = parts.identify()
+    const gated = requestState<N>(state.info, gate.set)
+    gated.ip = state.ip
+    if (gate.factsSet.needsRoute) gated.route = routeText(state.info.route)
+    await identify.gather(gated, gate.factsSet)
+    const items = identify.itemsOf(gated, gate.policies)
+    if (items === undefined) return respond.noAddress(state.info)
+    gated.items = items
+    if (items.length === 0) return { gated, spent: false }
+    const failed = await parts.decide().step(gated)
+    // A store failure answered by `failMode`: let through with nothing counted ('open'), or its answer.
+    if (failed !== undefined) return failed.kind === 'pass' ? { gated, spent: false } : failed
+    const decided = gated.decided!
     const decisions = Array.isArray(decided) ? decided : [decided]
-    if (decisions.every((d) => d.allowed)) return { items, decisions, spent: true }
+    if (decisions.every((d) => d.allowed)) return { gated, spent: true }
     // Refused: nothing was spent. Outside a dry run that is the answer; in one, the request goes on and the
     // whole decision, later, says what would have been refused (its hooks called once).
-    if (!dryRun) return finish(decided, gate.set, items, info, undefined)
-    return { items, decisions, spent: false }
+    if (!dryRun) return respond.decided(gated)
+    return { gated, spent: false }
   }
 
-  /** A store failure answered by `failMode`: let through with nothing counted ('open'), or its answer. */
-  function failedOpen(failed: Outcome, items: ConsumeItem[]) {
-    return failed.kind === 'pass' ? { items, decisions: [] as Decision[], spent: false } : failed
+  /** A request with no plan, counted by the gate: its own answer, or the gate's refusal (shadow, in dry run). */
+  async function charge(state: RequestState<N>, noPlan: NoPlan): Promise<Outcome> {
+    const gate = sets.gate(sets.routeKeyOf(state.info))
+    if (gate.policies.length === 0) return noPlan.answer
+    const result = await pass(state, gate)
+    return 'spent' in result ? answerOf(result.gated, noPlan) : result
   }
 
-  function awaitStore<T>(decided: Awaitable<T>): Awaitable<T> {
-    return decided instanceof Promise ? withTimeout(decided) : decided
+  function answerOf(gated: RequestState<N>, noPlan: NoPlan): Awaitable<Outcome> {
+    const decided = gated.decided
+    const decisions: Decision[] = decided === undefined ? [] : Array.isArray(decided) ? decided : [decided]
+    if (decisions.every((d) => d.allowed)) return noPlan.answer
+    return respond.decided(gated)
   }
 
-  /** Give back what the gate spent; a refund that fails is reported, never thrown. */
-  async function giveBack(gated: { items: ConsumeItem[]; spent: boolean }, info: RequestInfo<N>) {
-    if (!gated.spent) return
-    await refundItems({ store, items: gated.items, now: clock?.(), report: (error) => report(error, info) })
-  }
-
-  async function lookUpWith(
-    info: RequestInfo<N>,
-    ip: string | undefined,
-    routeKey: string | undefined,
-    needed: PlanLookupNeeded,
-  ): Promise<Outcome> {
+  async function lookUp(state: RequestState<N>, needed: PlanLookupNeeded): Promise<Outcome> {
+    const routeKey = sets.routeKeyOf(state.info)
     const gate = sets.gate(routeKey)
-    const facts = await factsOf(info, ip, gate.factsSet)
-    const gated = await pass(gate, facts, info)
-    if (!('spent' in gated)) return gated // refused, a failing store in 'closed' mode, or no address
+    const result = await pass(state, gate)
+    if (!('spent' in result)) return result // refused, a failing store in 'closed' mode, or no address
+    const { gated } = result
     const resolution = await needed.lookUp()
-    if (resolution instanceof NoPlan) return answerOf(gated, gate, info, resolution) // counted by the gate
+    if (resolution instanceof NoPlan) return answerOf(gated, resolution) // counted by the gate
     // The gate held its units while the plan was looked up; the request is now decided on the whole set as
     // one, as a request whose plan is cached is.
-    await giveBack(gated, info)
-    const plan = resolution
-    const planFacts = { keys: { ...facts.keys, plan }, costs: facts.costs }
-    return parts.consume(info, sets.get(plan.plan, routeKey), planFacts, plan)
+    if (result.spent) {
+      await refundItems({
+        store,
+        items: gated.items,
+        now: clock?.(),
+        report: (error) => respond.report(error, state.info),
+      })
+    }
+    state.plan = resolution
+    state.set = sets.get(resolution.plan, routeKey)
+    state.route = gated.route
+    state.user = gated.user
+    state.values = gated.values
+    state.costs = gated.costs
+    return parts.fromItems(state)
   }
 
-  async function chargeWith(
-    info: RequestInfo<N>,
-    ip: string | undefined,
-    gate: PlanGateSet<N>,
-    noPlan: NoPlan,
-  ): Promise<Outcome> {
-    const gated = await pass(gate, await factsOf(info, ip, gate.factsSet), info)
-    return 'spent' in gated ? answerOf(gated, gate, info, noPlan) : gated
-  }
-
-  return {
-    charge(info, ip, routeKey, noPlan) {
-      const gate = sets.gate(routeKey)
-      return gate.policies.length === 0 ? noPlan.answer : chargeWith(info, ip, gate, noPlan)
-    },
-    // A lookup that throws is answered by the handler, as any decision that throws (`storeFailed`).
-    lookUp: lookUpWith,
+  return (state) => {
+    const resolved = resolver.resolve(state.info, state.ip)
+    return resolved instanceof Promise
+      ? resolved.then((resolution) => planned(state, resolution))
+      : planned(state, resolved)
   }
 }

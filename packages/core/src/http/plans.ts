@@ -5,11 +5,11 @@ import { callAppFunction, FunctionFailure, invalidKeyValue } from './app-functio
 import { RateLimitRequestError } from './errors.js'
 import type { PlanCaller } from './key-spec.js'
 import type { ParsedRateLimitOptions } from './options/schema.js'
-import { answeredOutcome, type Outcome, undecidedOutcome } from './outcome.js'
+import type { Outcome } from './outcome.js'
 import { compilePlanLookup, type PlanAnswer } from './plan-lookup.js'
 import type { Reporter } from './report.js'
 import type { RequestInfo } from './request-info.js'
-import { API_KEY_REQUIRED_BODY, API_KEY_UNKNOWN_BODY, JSON_TYPE, PLAN_UNAVAILABLE_BODY } from './responses.js'
+import { PLAN_BODIES, type Respond } from './respond.js'
 
 /** The usage plan a request is decided under, and the caller its plan counts: its API key or its address. */
 export interface PlanOfRequest extends PlanCaller {
@@ -49,15 +49,15 @@ export interface PlanResolver<N> {
   planOfKey(apiKey: string): Promise<PlanOfRequest | undefined>
 }
 
-const NO_STORE = { 'cache-control': 'no-store' }
-
 /** Compile the plan resolver of a limiter with `plans`. */
 export function compilePlanResolver<N>(parts: {
   o: ParsedRateLimitOptions
   report: Reporter<N>
+  /** How the limiter answers a request without a plan (respond.ts). */
+  answer: Respond<N>['answer']
   now: () => number
 }): PlanResolver<N> {
-  const { o, report, now } = parts
+  const { o, report, answer, now } = parts
   const apiKeyOf = o.apiKey as (req: N, info: RequestInfo<N>) => unknown
   const anonymous = o.anonymousPlan
   const lookup = compilePlanLookup<N, PlanOfRequest>({
@@ -74,23 +74,6 @@ export function compilePlanResolver<N>(parts: {
     partition: `apikey:${sha256Text128(apiKey)}`,
     keys: [],
   })
-  const answer = (
-    status: number,
-    body: string,
-    error?: unknown,
-    extra: Record<string, string> = {},
-  ): Outcome =>
-    o.dryRun
-      ? undecidedOutcome(error)
-      : answeredOutcome({
-          status,
-          headers: { ...NO_STORE, ...extra },
-          body,
-          contentType: JSON_TYPE,
-          limited: false,
-          error,
-        })
-
   function fromAnswer(
     result: PlanAnswer<PlanOfRequest>,
     apiKey: string,
@@ -99,9 +82,9 @@ export function compilePlanResolver<N>(parts: {
     if ('caller' in result && result.caller !== undefined) return result.caller
     if ('error' in result) {
       report(result.error, info)
-      return new NoPlan(answer(503, PLAN_UNAVAILABLE_BODY, result.error, { 'retry-after': '1' }))
+      return new NoPlan(answer(503, PLAN_BODIES.planUnavailable, result.error, { 'retry-after': '1' }))
     }
-    if (result.plan === undefined) return new NoPlan(answer(403, API_KEY_UNKNOWN_BODY))
+    if (result.plan === undefined) return new NoPlan(answer(403, PLAN_BODIES.apiKeyUnknown))
     if (!Object.hasOwn(o.plans!, result.plan)) {
       const error = new RateLimitRequestError(
         'ERR_FLOODGATE_UNKNOWN_PLAN',
@@ -109,13 +92,7 @@ export function compilePlanResolver<N>(parts: {
         { option: 'planOf' },
       )
       report(error, info)
-      return new NoPlan(
-        answer(
-          500,
-          JSON.stringify({ error: 'internal_error', message: 'The server could not decide this request.' }),
-          error,
-        ),
-      )
+      return new NoPlan(answer(500, PLAN_BODIES.unknownPlan, error))
     }
     const caller = ofKey(apiKey, result.plan)
     result.caller = caller
@@ -132,7 +109,7 @@ export function compilePlanResolver<N>(parts: {
     else if (typeof value === 'string') apiKey = value === '' ? undefined : value
     else if (value !== undefined && value !== null) report(invalidKeyValue('apiKey', value), info)
     if (apiKey === undefined) {
-      if (anonymous === undefined) return new NoPlan(answer(401, API_KEY_REQUIRED_BODY))
+      if (anonymous === undefined) return new NoPlan(answer(401, PLAN_BODIES.apiKeyRequired))
       return ip === undefined ? NO_ADDRESS : { plan: anonymous, partition: `ip:${ip}`, keys: [] }
     }
     const key = apiKey

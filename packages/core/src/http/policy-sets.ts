@@ -17,6 +17,8 @@ export interface PolicySet<N = any> extends CompiledPolicies<N> {
   readonly writeHeaders: HeaderWriter | undefined
   /** Whether the headers need the time (`legacy` sends an epoch reset). */
   readonly needsNow: boolean
+  /** Whether a request decided by the set calls a function of the app's (`user`, a key or cost function). */
+  readonly callsApp: boolean
 }
 
 /**
@@ -85,7 +87,11 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
         windowMs: p.algorithm.windowMs,
       })),
     )
-    return { ...compiled, writeHeaders, needsNow: needsNow && writeHeaders !== undefined }
+    const callsApp =
+      (compiled.needsUser && o.user !== undefined) ||
+      compiled.keyFunctions.length > 0 ||
+      compiled.costFunctions.length > 0
+    return { ...compiled, writeHeaders, needsNow: needsNow && writeHeaders !== undefined, callsApp }
   }
   // With plans, the base set of each route too: what a request is checked against before its plan is known.
   const planNames = o.plans ? [undefined, ...Object.keys(plans)] : [undefined]

@@ -11,6 +11,7 @@ const QUOTA_POLICY = 'quota'
 /** The outcome of a request, as `floodgate_requests_total` labels it. Pure. */
 export function requestOutcome(outcome: Outcome): RequestOutcome {
   if (outcome.skipped) return 'skipped'
+  if (outcome.denied) return 'denied'
   if (outcome.limited) return outcome.kind === 'pass' ? 'dry_run_limited' : 'limited'
   // Every decided request has a decision per policy; one without any was answered before the policies.
   if (outcome.decisions.length === 0) return outcome.error === undefined ? 'no_plan' : 'error'

@@ -23,6 +23,7 @@ const SUFFIXES = [
   '_days_from_civil',
   '_decide',
   '_consume_all',
+  '_consume_batch',
   '_reset',
   '_sweep',
 ] as const

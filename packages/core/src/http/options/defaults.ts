@@ -13,6 +13,7 @@ export const RATE_LIMIT_DEFAULTS = {
   headers: 'draft-6',
   cost: 1,
   allowList: [] as readonly string[],
+  denyList: [] as readonly string[],
   ipv6Subnet: 64,
   dryRun: false,
   failMode: FAILURE_DEFAULTS.failMode,

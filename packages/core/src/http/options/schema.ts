@@ -147,6 +147,15 @@ export const rateLimitOptionsSchema = z
         { error: `an array of ${RANGE_EXPECTED}s` },
       )
       .default(() => [...D.allowList]),
+    denyList: z
+      .array(
+        z
+          .string({ error: RANGE_EXPECTED })
+          .refine((s) => parseRange(s) !== undefined, { error: RANGE_EXPECTED }),
+        { error: `an array of ${RANGE_EXPECTED}s` },
+      )
+      .default(() => [...D.denyList]),
+    deny: fn('a function of the request returning a boolean').optional(),
     ipv6Subnet: z
       .union(
         [

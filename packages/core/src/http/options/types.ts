@@ -109,6 +109,22 @@ export interface RateLimitOptions<N = any> extends PlanAndTierOptions<N>, Respon
    */
   allowList?: readonly string[]
   /**
+   * Client addresses and CIDR ranges (IPv4 and IPv6) that are refused outright: `403` with
+   * `{ "error": "denied" }`, no `Retry-After`, before any store call (a denied client costs the store
+   * nothing). An IPv4-mapped IPv6 client (`::ffff:203.0.113.7`) is matched as IPv4. A denial comes first:
+   * `allowList` and `skip` do not undo it.
+   * @default []
+   * @example ['203.0.113.0/24', '2001:db8:bad::/48']
+   */
+  denyList?: readonly string[]
+  /**
+   * Requests for which this returns (or resolves to) `true` are refused outright, as `denyList` refuses:
+   * `403` with `{ "error": "denied" }`, before any store call. When it throws or rejects, the request is not
+   * denied (it is limited as usual) and the error goes to `onError`.
+   * @example (req) => blockedAccounts.has(req.get('x-account-id'))
+   */
+  deny?: RequestFunction<N, Awaitable<boolean>>
+  /**
    * How many leading bits of an IPv6 address make one client for `'ip'` keys: a client owns a whole /64
    * and could rotate through it. `false` (or 128) keys by the full address.
    * @default 64

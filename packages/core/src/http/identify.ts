@@ -1,0 +1,324 @@
+import { isCost, normalizeCost } from '../cost.js'
+import { ownCopy } from '../store-keys/own-copy.js'
+import type { ConsumeItem, Decision } from '../types.js'
+import type { AllowList } from './allow-list.js'
+import {
+  anyPromise,
+  callAppFunction,
+  FunctionFailure,
+  invalidCost,
+  invalidKeyValue,
+} from './app-functions.js'
+import { ipKey, parseIp } from './ip.js'
+import { INVALID_KEY, KEPT_KEYS, type KeyFacts, keyValueText, routeText } from './key-spec.js'
+import { type Outcome, SKIPPED } from './outcome.js'
+import type { PlanOfRequest } from './plans.js'
+import type { Policy } from './policies.js'
+import type { PolicySet, PolicySets } from './policy-sets.js'
+import type { Reporter } from './report.js'
+import { type RequestInfo, readableRequest } from './request-info.js'
+import type { RequestWarnings } from './warnings.js'
+
+// The first stage of a request: who is asking, and what each policy counts it as. In order: the app's `skip`;
+// the fields the limiter reads (the route pattern, the client address), each read once; the client address,
+// parsed, and checked against the deny list and the allow list; the app's `deny` (a denial comes before `skip`); the usage plan (plans.ts, beside this file); the set of
+// policies that decides the request (by plan and route tier); the app's `user`, key and cost functions, each
+// called once; and one store item (algorithm, key, cost) per policy. Each step exists only when the options
+// need it (no allow-list check without an allow list, no address parsed when no policy keys on it).
+
+/**
+ * One request on its way through the three stages (identify, decide, respond): what each step found, in
+ * the fields the next steps read. It is the keys' facts too: a policy builds its store key from it.
+ */
+export interface RequestState<N = any> extends KeyFacts<N> {
+  /** The request as the limiter reads it (a field that could not be read is unknown here). */
+  info: RequestInfo<N>
+  /** The normalised client address (`'1.2.3.4'`, `'2001:db8:0:1::/64'`), when a policy needs it and it is known. */
+  ip: string | undefined
+  /** The route as keys show it: the encoded pattern, `*` when unknown, `(no route)` when none matches. */
+  route: string
+  /** The `user` option's answer, encoded; `undefined` when there is none, or it failed. */
+  user: string | undefined
+  /** Each key function's answer, encoded, by the function's index. */
+  values: (string | undefined)[]
+  /** Each cost function's answer, normalised; `undefined` when it failed (the policy's fallback cost applies). */
+  costs: (number | undefined)[]
+  /** The usage plan the request is decided under, with `plans`. */
+  plan: PlanOfRequest | undefined
+  /** The policies that decide the request. */
+  set: PolicySet<N>
+  /** What the store decides: one item per policy. */
+  items: ConsumeItem[]
+  /** What the store (or the fallback store) decided, item by item. */
+  decided: Decision | Decision[] | undefined
+}
+
+/** A request's state before its first step: nothing found yet, the limiter's base set of policies. */
+export function requestState<N>(info: RequestInfo<N>, set: PolicySet<N>): RequestState<N> {
+  // One literal, every field in this order: every state has one shape.
+  return {
+    info,
+    ip: undefined,
+    route: '*',
+    user: undefined,
+    values: NONE,
+    costs: NONE,
+    plan: undefined,
+    set,
+    items: NONE,
+    decided: undefined,
+  }
+}
+
+/** No values: a request whose policies call no function of the app's (shared, never written). */
+const NONE: never[] = []
+
+/**
+ * A step of the request path: it fills in `state` and returns `undefined` to go on, or the request's
+ * {@link Outcome} to end it there; a promise of either when it had to wait.
+ */
+export type Step<N> = (state: RequestState<N>) => Outcome | undefined | Promise<Outcome | undefined>
+
+/** The longest address kept: an IPv6 address with an IPv4 tail and a zone. */
+const MAX_ADDRESS_LENGTH = 64
+
+/**
+ * What a client address gave: its key (`undefined` when a list has it), and whether the deny list or the allow
+ * list has it.
+ */
+interface ClientAddress {
+  readonly ip: string | undefined
+  readonly denied: boolean
+  readonly allowed: boolean
+}
+
+/** What the identify stage is built from, fixed at creation. */
+export interface IdentifyParts<N> {
+  sets: PolicySets<N>
+  skip: ((req: N, info: RequestInfo<N>) => unknown) | undefined
+  /** The app's `deny`. */
+  deny: ((req: N, info: RequestInfo<N>) => unknown) | undefined
+  user: ((req: N, info: RequestInfo<N>) => unknown) | undefined
+  allowList: AllowList | undefined
+  /** The ranges of `denyList`, compiled as an allow list's are. */
+  denyList: AllowList | undefined
+  /** The `ipv6Subnet` option: the prefix an IPv6 client is keyed by, `false` for the whole address. */
+  ipv6Subnet: number | false
+  /** Whether the plan step reads the address (an `anonymousPlan` keys by it). */
+  planNeedsIp: boolean
+  warnings: RequestWarnings
+  report: Reporter<N>
+  /** The plan step, with `plans` (plans.ts): it sets `state.plan`, or answers a request that has none. */
+  plan: Step<N> | undefined
+  /** The answer to a request whose client address is unknown where a key needs it (never a shared key). */
+  noAddress: (info: RequestInfo<N>) => Outcome
+  /** The answer to a denied request (403). */
+  denied: (info: RequestInfo<N>) => Outcome
+}
+
+/** The identify stage: its steps in order, and the two a plan's gate reuses. */
+export interface Identify<N> {
+  readonly steps: Step<N>[]
+  /** Call the app's `user`, key and cost functions that `set` uses, and keep what they gave. */
+  gather(state: RequestState<N>, set: PolicySet<N>): undefined | Promise<undefined>
+  /** The last step, alone: one store item per policy of `state.set` (a plan's gate found the plan). */
+  items(state: RequestState<N>): Outcome | undefined
+  /** The store items of `policies` for the request; `undefined` when a key needs the unknown address. */
+  itemsOf(state: RequestState<N>, policies: readonly Policy<N>[]): ConsumeItem[] | undefined
+}
+
+/** Compile the identify stage of one limiter, once. */
+export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
+  const { sets, skip, deny, user, allowList, denyList, warnings, report, plan, noAddress, denied } = parts
+  const { needsRoute, routeKeyOf } = sets
+  const needsIp = allowList !== undefined || denyList !== undefined || parts.planNeedsIp || sets.needsIp
+  const ipv6Subnet = parts.ipv6Subnet === false ? 128 : parts.ipv6Subnet
+  const base = sets.get(undefined, undefined)
+
+  /** The app's `skip`: a `skip` that throws or rejects skips nothing (the request is counted) and is reported. */
+  function skipStep(state: RequestState<N>): Outcome | undefined | Promise<Outcome | undefined> {
+    const skipped = callAppFunction('skip', skip!, state.info)
+    if (skipped instanceof Promise) return skipLater(skipped, state.info)
+    return skips(skipped, state.info) ? SKIPPED : undefined
+  }
+  function skips(value: unknown, info: RequestInfo<N>): boolean {
+    if (!(value instanceof FunctionFailure)) return value === true
+    report(value.error, info)
+    return false
+  }
+  function skipLater(skipped: Promise<unknown>, info: RequestInfo<N>): Promise<Outcome | undefined> {
+    return skipped.then((value) => (skips(value, info) ? SKIPPED : undefined))
+  }
+
+  /** The app's `deny`: `true` refuses the request (403); one that throws or rejects denies nothing, reported. */
+  function denyStep(state: RequestState<N>): Outcome | undefined | Promise<Outcome | undefined> {
+    const verdict = callAppFunction('deny', deny!, state.info)
+    if (verdict instanceof Promise) return denyLater(verdict, state.info)
+    return denies(verdict, state.info) ? denied(state.info) : undefined
+  }
+  function denies(value: unknown, info: RequestInfo<N>): boolean {
+    if (!(value instanceof FunctionFailure)) return value === true
+    report(value.error, info)
+    return false
+  }
+  function denyLater(verdict: Promise<unknown>, info: RequestInfo<N>): Promise<Outcome | undefined> {
+    return verdict.then((value) => (denies(value, info) ? denied(info) : undefined))
+  }
+
+  // The addresses seen lately, by the text the request carries: a client's requests after its first are parsed
+  // no more, and each gets the same key string (which an address keyer finds its store key by). At most
+  // KEPT_KEYS, each kept under a copy of its own (never a view of a longer header).
+  const seen = new Map<string, ClientAddress>()
+  function parseAddress(raw: string | undefined): ClientAddress | undefined {
+    const parsed = parseIp(raw)
+    if (parsed === undefined) return undefined // not an address: never one shared key
+    const isDenied = denyList?.has(parsed) === true
+    const allowed = !isDenied && allowList?.has(parsed) === true
+    // A copy of its own: an IPv4 key is the request's own string, which can be a view of a whole
+    // X-Forwarded-For header; kept in `seen`, it would keep that header alive.
+    const ip = isDenied || allowed ? undefined : ownCopy(ipKey(parsed, ipv6Subnet))
+    const address = { ip, denied: isDenied, allowed }
+    if (typeof raw === 'string' && raw.length <= MAX_ADDRESS_LENGTH) {
+      if (seen.size >= KEPT_KEYS) seen.clear()
+      seen.set(ownCopy(raw), address)
+    }
+    return address
+  }
+
+  /**
+   * Who is asking. The fields the limiter reads, each once: a field the adapter or the framework could not read
+   * is unknown from here on (reported as the request's failure, never the store's), and the setups the request
+   * reveals as wrong are warned about. Then the client address, when a policy or a list needs it: normalised;
+   * a request from the deny list is refused (403), and one from the allow list is not counted.
+   */
+  function clientStep(state: RequestState<N>): Outcome | undefined {
+    const request = state.info
+    let info = needsRoute ? readableRequest(request, 'route', report) : request
+    const routeRead = info === request
+    if (needsIp) info = readableRequest(info, 'ip', report)
+    warnings.check(info, needsRoute && routeRead)
+    state.info = info
+    if (!needsIp) return undefined
+    const raw = info.ip
+    const address =
+      (typeof raw === 'string' && raw.length <= MAX_ADDRESS_LENGTH ? seen.get(raw) : undefined) ??
+      parseAddress(raw)
+    if (address === undefined) return undefined // unknown: a policy that keys on it answers noAddress
+    if (address.denied) return denied(info)
+    if (address.allowed) return SKIPPED
+    state.ip = address.ip
+    return undefined
+  }
+
+  /**
+   * The set of policies that decides the request (by plan and route tier), the app's functions it calls, and
+   * one store item per policy.
+   */
+  function policiesStep(state: RequestState<N>): Outcome | undefined | Promise<Outcome | undefined> {
+    const { info } = state
+    const routeKey = routeKeyOf(info)
+    const set =
+      state.plan === undefined && routeKey === undefined ? base : sets.get(state.plan?.plan, routeKey)
+    state.set = set
+    if (set.needsRoute) state.route = routeText(info.route)
+    if (set.callsApp) {
+      const gathered = gather(state, set)
+      if (gathered !== undefined) return gathered.then(() => itemsStep(state))
+    }
+    return itemsStep(state)
+  }
+
+  function gather(state: RequestState<N>, set: PolicySet<N>): undefined | Promise<undefined> {
+    const { keyFunctions, costFunctions } = set
+    const userOf = set.needsUser ? user : undefined
+    if (!set.callsApp) return undefined
+    const { info } = state
+    const userValue = userOf === undefined ? undefined : callAppFunction('user', userOf, info)
+    const keyValues = keyFunctions.map((fn) => callAppFunction('key', fn, info))
+    const costValues = costFunctions.map((fn) => callAppFunction('cost', fn, info))
+    const keep = (u: unknown, keys: readonly unknown[], costs: readonly unknown[]): undefined => {
+      if (userOf !== undefined) state.user = keyText('user', u, info)
+      state.values = keys.map((value) => keyText('key', value, info))
+      state.costs = costs.map((value, i) => costValue(value, fallbackOf(set, i), info))
+      return undefined
+    }
+    if (!(userValue instanceof Promise) && !anyPromise(keyValues) && !anyPromise(costValues)) {
+      return keep(userValue, keyValues, costValues)
+    }
+    return Promise.all([userValue, Promise.all(keyValues), Promise.all(costValues)]).then(
+      ([u, keys, costs]) => keep(u, keys, costs),
+    )
+  }
+
+  /** A user or key that failed, or is not a key, is nothing: the request is keyed by its address. */
+  function keyText(option: string, value: unknown, info: RequestInfo<N>): string | undefined {
+    if (value instanceof FunctionFailure) {
+      report(value.error, info)
+      return undefined
+    }
+    const text = keyValueText(value)
+    if (text !== INVALID_KEY) return text
+    report(invalidKeyValue(option, value), info)
+    return undefined
+  }
+
+  /** A cost that failed, or is not a cost, is `undefined`: the policy's fallback cost applies. */
+  function costValue(value: unknown, charged: number, info: RequestInfo<N>): number | undefined {
+    if (value instanceof FunctionFailure) {
+      report(value.error, info)
+      return undefined
+    }
+    if (isCost(value)) return normalizeCost(value)
+    report(invalidCost('cost', value, charged), info)
+    return undefined
+  }
+
+  function itemsOf(state: RequestState<N>, policies: readonly Policy<N>[]): ConsumeItem[] | undefined {
+    const count = policies.length
+    const items: ConsumeItem[] = new Array(count)
+    for (let i = 0; i < count; i++) {
+      const policy = policies[i]!
+      const key = policy.keyer(state, policy.scope)
+      if (key === undefined) return undefined
+      const cost = policy.cost ?? state.costs[policy.costIndex] ?? policy.fallbackCost
+      items[i] = { algorithm: policy.algorithm, key, cost }
+    }
+    return items
+  }
+
+  /** One store item per policy; a key that needs the unknown client address is answered, never shared. */
+  function itemsStep(state: RequestState<N>): Outcome | undefined {
+    // itemsOf's loop, written out: the one every request takes.
+    const policies = state.set.policies
+    const count = policies.length
+    const items: ConsumeItem[] = new Array(count)
+    for (let i = 0; i < count; i++) {
+      const policy = policies[i]!
+      const key = policy.keyer(state, policy.scope)
+      if (key === undefined) return noAddress(state.info)
+      const cost = policy.cost ?? state.costs[policy.costIndex] ?? policy.fallbackCost
+      items[i] = { algorithm: policy.algorithm, key, cost }
+    }
+    state.items = items
+    return undefined
+  }
+
+  // A denial comes before `skip` (and the allow list): the client is identified first when anything can deny it.
+  const steps: Step<N>[] = []
+  if (denyList !== undefined || deny !== undefined) {
+    steps.push(clientStep)
+    if (deny !== undefined) steps.push(denyStep)
+    if (skip !== undefined) steps.push(skipStep)
+  } else {
+    if (skip !== undefined) steps.push(skipStep)
+    steps.push(clientStep)
+  }
+  if (plan !== undefined) steps.push(plan)
+  steps.push(policiesStep)
+  return { steps, gather, itemsOf, items: itemsStep }
+}
+
+/** The fallback cost of the first policy that uses cost function `index` (for the message). */
+function fallbackOf(set: PolicySet, index: number): number {
+  return set.policies.find((p) => p.costIndex === index)?.fallbackCost ?? 1
+}
