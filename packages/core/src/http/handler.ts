@@ -104,7 +104,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
           identify: () => identify,
           decide: () => decide,
           respond,
-          fromItems: (state) => identify.items(state) ?? run(state, identify.steps.length),
+          fromItems: (state) => identify.items(state) ?? run(state, DECIDE),
         })
       : undefined,
     noAddress: respond.noAddress,
@@ -114,23 +114,32 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   const base = sets.get(undefined, undefined)
 
   // identify -> decide -> respond
-  const steps: Step<N>[] = [...identify.steps, decide.step]
-  const count = steps.length
+  const identifySteps = identify.steps
+  const count = identifySteps.length
+  /** Where `run` starts to decide (the store), and to respond: after the identify steps. */
+  const DECIDE = count
+  const RESPOND = count + 1
 
   /**
-   * Take `state` through the steps from `from` on, then respond. In the same tick while each step answers at
-   * once; from the first step that has to wait, the rest runs when it settles (the one place a request goes
-   * async). Whatever a step throws or rejects with is a store failure (`failMode` answers), as it always was.
+   * Take `state` through the identify steps from `from` on, then decide, then respond. In the same tick while
+   * each step answers at once; from the first step that has to wait, the rest runs when it settles (the one
+   * place a request goes async). Whatever a step throws or rejects with is a store failure (`failMode`
+   * answers), as it always was.
    */
   function run(state: RequestState<N>, from: number): Outcome | Promise<Outcome> {
     try {
       for (let i = from; i < count; i++) {
-        const result = steps[i]!(state)
+        const result = identifySteps[i]!(state)
         if (result === undefined) continue
         return result instanceof Promise ? resumeLater(result, state, i + 1) : result
       }
+      if (from <= DECIDE) {
+        const failed = decide.step(state)
+        if (failed !== undefined)
+          return failed instanceof Promise ? resumeLater(failed, state, RESPOND) : failed
+      }
       const outcome = respond.decided(state)
-      return outcome instanceof Promise ? resumeLater(outcome, state, count) : outcome
+      return outcome instanceof Promise ? resumeLater(outcome, state, RESPOND) : outcome
     } catch (error) {
       return decide.failed(error, state.info)
     }
