@@ -3,13 +3,13 @@ import {
   type Algorithm,
   concurrency,
   createLimiter,
-  createRateLimitHandler,
   fixedWindow,
   MemoryStore,
   RateLimitConfigError,
   type Store,
   step,
 } from '../src/index.js'
+import { createRateLimitHandler } from '../src/internal.js'
 
 const T0 = Date.UTC(2026, 0, 1)
 
