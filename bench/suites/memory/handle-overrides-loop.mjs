@@ -9,7 +9,12 @@
 // wildcard cache, the override's algorithm). One caller, a quota nobody reaches, the outcome used in the same
 // tick as the adapters do.
 const [core, mode, count] = process.argv.slice(2)
-const { createRateLimitHandler, fixedWindow } = await import(core)
+// The handler is core's internal entry since the public surface was trimmed; an older build has it in index.js.
+const index = await import(core.replace(/internal\.js$/, 'index.js'))
+const { createRateLimitHandler } = index.createRateLimitHandler
+  ? index
+  : await import(core.replace(/index\.js$/, 'internal.js'))
+const { fixedWindow } = index
 const big = fixedWindow({ limit: 2e9, window: '1m' })
 const overrides = {}
 for (let i = 0; i < 100; i++) overrides[`customer-${i}`] = big

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type PollTimers, SettingsPoller } from '../src/internal.js'
+import { type PollTimers, SettingsPoller } from '../src/stores/settings-poller.js'
 import type { StoreSettings } from '../src/types.js'
 
 /** Timers that fire only when the test says so: `fire()` runs the pending ones. */

@@ -1,13 +1,5 @@
-import {
-  createRateLimitHandler,
-  type Outcome,
-  type Overrides,
-  type RateLimitHandler,
-  type RateLimitOptions,
-  type RequestRateLimit,
-  type UsageReport,
-} from '@floodgate/core'
-import { writeOutcome } from '@floodgate/core/internal'
+import type { Outcome, Overrides, RateLimitOptions, RequestRateLimit, UsageReport } from '@floodgate/core'
+import { createRateLimitHandler, type RateLimitHandler, writeOutcome } from '@floodgate/core/internal'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { ExpressRequestInfo } from './request-info.js'
 
@@ -15,7 +7,6 @@ export type {
   Outcome,
   OverrideEntry,
   Overrides,
-  OverridesOption,
   RateLimitOptions,
   RequestRateLimit,
   RequestSlowDown,

@@ -1,16 +1,20 @@
 import {
-  createRateLimitHandler,
   MemoryStore,
   type Outcome,
   type Overrides,
-  type ProxyTrust,
-  type RateLimitHandler,
   type RateLimitOptions,
   type RequestInfo,
   type RequestRateLimit,
   type UsageReport,
 } from '@floodgate/core'
-import { encodeKeyPart, mergeRateLimitOptions, routeRateLimitOptions } from '@floodgate/core/internal'
+import {
+  createRateLimitHandler,
+  encodeKeyPart,
+  mergeRateLimitOptions,
+  type ProxyTrust,
+  type RateLimitHandler,
+  routeRateLimitOptions,
+} from '@floodgate/core/internal'
 import type {
   FastifyInstance,
   FastifyPluginAsync,
@@ -25,7 +29,6 @@ export type {
   Outcome,
   OverrideEntry,
   Overrides,
-  OverridesOption,
   RateLimitOptions,
   RequestRateLimit,
   RequestSlowDown,

@@ -1,5 +1,4 @@
 import {
-  createRateLimitHandler,
   type Outcome,
   type Overrides,
   RateLimitConfigError,
@@ -7,7 +6,7 @@ import {
   type RequestRateLimit,
   type UsageReport,
 } from '@floodgate/core'
-import { writeOutcome } from '@floodgate/core/internal'
+import { createRateLimitHandler, writeOutcome } from '@floodgate/core/internal'
 import type { Context, Middleware, Next } from 'koa'
 import { KoaRequestInfo } from './request-info.js'
 import type { MatchingRouter } from './route-pattern.js'
@@ -16,7 +15,6 @@ export type {
   Outcome,
   OverrideEntry,
   Overrides,
-  OverridesOption,
   RateLimitOptions,
   RequestRateLimit,
   RequestSlowDown,

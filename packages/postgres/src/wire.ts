@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import type { Algorithm, ConsumeItem, Decision, FailSource } from '@floodgate/core'
+import type { Algorithm, ConsumeItem, Decision } from '@floodgate/core'
+import type { FailSource } from '@floodgate/core/internal'
 import { PARAM_SLOTS, stepParams } from '@floodgate/core/internal'
 import type { StoreQuery } from './options.js'
 import { type Location, qualified } from './sql/location.js'
@@ -14,8 +15,8 @@ export interface PostgresDecision extends Decision {
 }
 
 /** The operations of a one-key decision, as the SQL spells them. */
-export type Operation = 'consume' | 'peek' | 'refund'
-export const OPS: Record<Operation, string> = { consume: 'c', peek: 'p', refund: 'r' }
+export type Operation = 'consume' | 'peek' | 'refund' | 'release'
+export const OPS: Record<Operation, string> = { consume: 'c', peek: 'p', refund: 'r', release: 'l' }
 
 /**
  * An algorithm's parameters for its step function, in core's one order for every store, `null` in unused
@@ -136,7 +137,9 @@ export function consumeBatchValues(call: {
   ]
 }
 
-const DECISION_COLUMNS = 'allowed, remaining, reset_ms, retry_after_ms, delay_ms'
+// The sixth, an admission's written `next_state[1]`, is the lease number of a `concurrency` admission.
+const DECISION_COLUMNS =
+  'allowed, remaining, reset_ms, retry_after_ms, delay_ms, CASE WHEN allowed AND write THEN next_state[1] END'
 
 /** The store's statements for one location, each prepared once per connection (a named statement). */
 export interface Statements {
@@ -182,13 +185,16 @@ export const TYPES: StoreQuery['types'] = {
   },
 }
 
-/** A decision from a row of `allowed, remaining, reset_ms, retry_after_ms, delay_ms`; throws on anything else. */
+/**
+ * A decision from a row of `allowed, remaining, reset_ms, retry_after_ms, delay_ms` and the lease number of a
+ * `concurrency` admission (else a number the decision does not use, or `NULL`); throws on anything else.
+ */
 export function parseRow(row: unknown, algorithm: Algorithm): PostgresDecision {
   if (
     !Array.isArray(row) ||
-    row.length !== 5 ||
+    row.length !== 6 ||
     typeof row[0] !== 'boolean' ||
-    row.slice(1).some((n) => typeof n !== 'number' || Number.isNaN(n))
+    row.slice(1, 5).some((n) => typeof n !== 'number' || Number.isNaN(n))
   ) {
     throw new TypeError(`Unexpected row from a Floodgate function: ${JSON.stringify(row)?.slice(0, 80)}`)
   }
@@ -199,7 +205,7 @@ export function parseRow(row: unknown, algorithm: Algorithm): PostgresDecision {
     number,
     number,
   ]
-  return {
+  const decision: PostgresDecision = {
     allowed,
     limit: algorithm.limit,
     remaining,
@@ -209,4 +215,7 @@ export function parseRow(row: unknown, algorithm: Algorithm): PostgresDecision {
     policy: '',
     source: 'postgres',
   }
+  if (allowed && algorithm.kind === 'concurrency' && typeof row[5] === 'number')
+    decision.lease = String(row[5])
+  return decision
 }

@@ -1,6 +1,7 @@
 // Runtime overrides are kept in PostgreSQL (the settings table): a change made through one server's middleware
 // is applied by another server's within the store's `settingsInterval`, without a restart.
-import { createRateLimitHandler, fixedWindow, type Outcome, type RateLimitHandler } from '@floodgate/core'
+import { fixedWindow, type Outcome } from '@floodgate/core'
+import { createRateLimitHandler, type RateLimitHandler } from '@floodgate/core/internal'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { PostgresStore } from '../src/index.js'
 import { sharedPool, type TestSchema, testSchema } from './helpers/database.js'

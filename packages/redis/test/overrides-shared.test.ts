@@ -1,6 +1,7 @@
 // Runtime overrides are kept in Redis: a change made through one server's middleware is applied by another
 // server's within the store's `settingsInterval`, without a restart.
-import { createRateLimitHandler, fixedWindow, type Outcome, type RateLimitHandler } from '@floodgate/core'
+import { fixedWindow, type Outcome } from '@floodgate/core'
+import { createRateLimitHandler, type RateLimitHandler } from '@floodgate/core/internal'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { RedisStore, SyncedStore } from '../src/index.js'

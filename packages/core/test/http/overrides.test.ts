@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
   type Algorithm,
-  createRateLimitHandler,
   fixedWindow,
   gcra,
   leakyBucket,
@@ -9,7 +8,6 @@ import {
   type Outcome,
   calendarQuota,
   RateLimitConfigError,
-  type RateLimitHandler,
   type RateLimitOptions,
   type RequestInfo,
   type Store,
@@ -17,7 +15,8 @@ import {
   slidingWindowCounter,
   tokenBucket,
 } from '../../src/index.js'
-import { algorithmFromParams } from '../../src/internal.js'
+import { algorithmFromParams } from '../../src/algorithms/from-params.js'
+import { createRateLimitHandler, type RateLimitHandler } from '../../src/internal.js'
 import { requestFrom } from '../request-info.js'
 
 /** A request from `ip` for `user` (read by the tests' `user` function from `native`). */
@@ -226,6 +225,24 @@ describe('overrides: at runtime', () => {
     expect(await passes(handler, as('alice'))).toBe(5)
     await handler.overrides.delete('user', 'alice')
     expect((await handler.overrides.list())[0]).toMatchObject({ pattern: 'alice', source: 'options' })
+  })
+
+  it("the first request waits for a shared store's first read of the runtime overrides, later ones do not", async () => {
+    const memory = new MemoryStore()
+    memory.writeSettings('overrides:', JSON.stringify(['user', 'alice']), JSON.stringify(limit(3)))
+    class SharedStore extends MemoryStore {
+      override watchSettings(name: string, watcher: Parameters<MemoryStore['watchSettings']>[1]) {
+        setImmediate(() => watcher.change(memory.readSettings(name)))
+        return () => {}
+      }
+    }
+    const { handler } = userLimiter({}, { store: new SharedStore() })
+    const first = handler.handle(as('alice'))
+    expect(first).toBeInstanceOf(Promise)
+    expect((await first).headers['ratelimit-limit']).toBe('3')
+    const second = handler.handle(as('alice'))
+    expect(second).not.toBeInstanceOf(Promise)
+    expect(await passes(handler, as('alice'))).toBe(1)
   })
 
   it('another prefix has overrides of its own', async () => {
