@@ -36,7 +36,7 @@ const markdown = [
   '',
   `### Goal: an override lookup adds at most 5% to a decision: ${worst <= 1.05 ? 'met' : 'NOT met'} (at most ${((worst - 1) * 100).toFixed(1)}%)`,
   '',
-  'CPU instructions per decision of core\'s HTTP handler on the MemoryStore (valgrind callgrind, steady state:',
+  "CPU instructions per decision of core's HTTP handler on the MemoryStore (valgrind callgrind, steady state:",
   '30k and 90k decisions after 30k of warm-up, the difference divided), a policy keyed by user, one caller, a',
   'quota nobody reaches. `none`: no `overrides` option; `miss`: 100 exact identifiers and 10 patterns, none',
   'matching the caller (a Map lookup, then the wildcard answer cached for the caller); `exact`: the caller is one',

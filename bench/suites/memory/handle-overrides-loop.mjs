@@ -19,7 +19,9 @@ const big = fixedWindow({ limit: 2e9, window: '1m' })
 const overrides = {}
 for (let i = 0; i < 100; i++) overrides[`customer-${i}`] = big
 for (let i = 0; i < 10; i++) overrides[`*@tenant-${i}.example`] = big
-const user = { none: 'someone', miss: 'someone', exact: 'customer-42', wildcard: 'ops@tenant-7.example' }[mode]
+const user = { none: 'someone', miss: 'someone', exact: 'customer-42', wildcard: 'ops@tenant-7.example' }[
+  mode
+]
 if (user === undefined) throw new Error(`mode: none, miss, exact or wildcard, got ${mode}`)
 const handler = createRateLimitHandler({
   limit: 1e9,

@@ -1,11 +1,4 @@
-import type {
-  Algorithm,
-  ConsumeItem,
-  Decision,
-  SettingsWatcher,
-  Store,
-  StoreSettings,
-} from '@floodgate/core'
+import type { Algorithm, ConsumeItem, Decision, SettingsWatcher, Store, StoreSettings } from '@floodgate/core'
 import {
   CallFailure,
   Circuit,
@@ -27,8 +20,8 @@ import {
   parseStoreOptions,
 } from './options.js'
 import { postgresDeadlines, QueryRunner } from './query-runner.js'
-import { settingsStatements } from './sql/settings.js'
 import { DEFAULT_MAX_BATCH_SIZE, SameTickBatches, type Waiting } from './same-tick-batches.js'
+import { settingsStatements } from './sql/settings.js'
 import { StoreCalls } from './store-calls.js'
 import { storedKey } from './stored-key.js'
 import { Sweeper } from './sweeper.js'
@@ -118,7 +111,10 @@ export class PostgresStore implements Store {
     this.settingsRunner = new QueryRunner(this.pool, location, this.deadlines)
     this.settingsSql = settingsStatements(location)
     this.settingsIntervalMs = parsed.settingsInterval
-    this.poller = new SettingsPoller((name, known) => this.readSettingsSince(name, known), parsed.settingsInterval)
+    this.poller = new SettingsPoller(
+      (name, known) => this.readSettingsSince(name, known),
+      parsed.settingsInterval,
+    )
   }
 
   /** Whether calls are failing fast right now because PostgreSQL recently failed. */
@@ -267,7 +263,10 @@ export class PostgresStore implements Store {
   }
 
   /** The document, or `undefined` when its version is still `known`. */
-  private async readSettingsSince(name: string, known: number | undefined): Promise<StoreSettings | undefined> {
+  private async readSettingsSince(
+    name: string,
+    known: number | undefined,
+  ): Promise<StoreSettings | undefined> {
     const settled = await this.settingsRunner.run(this.settingsSql.read, [
       name,
       known === undefined ? '' : String(known),

@@ -1,11 +1,4 @@
-import type {
-  Algorithm,
-  ConsumeItem,
-  Decision,
-  SettingsWatcher,
-  Store,
-  StoreSettings,
-} from '@floodgate/core'
+import type { Algorithm, ConsumeItem, Decision, SettingsWatcher, Store, StoreSettings } from '@floodgate/core'
 import {
   CallFailure,
   Circuit,
@@ -30,8 +23,8 @@ import {
 import { RedisKeys } from './redis-keys.js'
 import { DEFAULT_MAX_BATCH_SIZE, SameTickBatches, type Waiting } from './same-tick-batches.js'
 import { redisDeadlines, ScriptRunner } from './script-runner.js'
-import { StoreCalls, slotGroups } from './store-calls.js'
 import { SETTINGS_READ, SETTINGS_WRITE } from './scripts/index.js'
+import { StoreCalls, slotGroups } from './store-calls.js'
 import { storeMetricsOf } from './store-metrics-of.js'
 import { parseReply, type RedisDecision } from './wire.js'
 
@@ -80,7 +73,10 @@ export class RedisStore implements Store {
     const runner = new ScriptRunner(parsed.client, this.deadlines)
     this.runner = runner
     this.settingsIntervalMs = parsed.settingsInterval
-    this.poller = new SettingsPoller((name, known) => this.readSettingsSince(name, known), parsed.settingsInterval)
+    this.poller = new SettingsPoller(
+      (name, known) => this.readSettingsSince(name, known),
+      parsed.settingsInterval,
+    )
     this.circuit = new Circuit(runner, parsed.cooldownMs)
     this.metrics = createStoreMetrics({
       sink: parsed.metrics,
@@ -248,7 +244,10 @@ export class RedisStore implements Store {
   }
 
   /** The document, or `undefined` when its version is still `known`. */
-  private async readSettingsSince(name: string, known: number | undefined): Promise<StoreSettings | undefined> {
+  private async readSettingsSince(
+    name: string,
+    known: number | undefined,
+  ): Promise<StoreSettings | undefined> {
     const settled = await this.runner.run(SETTINGS_READ, 1, [
       this.settingsKey(name),
       known === undefined ? '' : String(known),

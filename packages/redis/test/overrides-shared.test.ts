@@ -2,7 +2,7 @@
 // server's within the store's `settingsInterval`, without a restart.
 import { fixedWindow, type Outcome } from '@floodgate/core'
 import { createRateLimitHandler, type RateLimitHandler } from '@floodgate/core/internal'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { RedisStore, SyncedStore } from '../src/index.js'
 import { sharedClient, sharedRedisForFile } from './helpers.js'

@@ -12,8 +12,6 @@ import { compileIdentify, type Identify, type RequestState, requestState } from 
 import { type ParsedRateLimitOptions, rateLimitOptionsSchema } from './options/schema.js'
 import type { RateLimitOptions } from './options/types.js'
 import { type Outcome, outcomeOf } from './outcome.js'
-import { compilePlanStep } from './plan-gate.js'
-import { compilePlanResolver } from './plans.js'
 import {
   compileOverrides,
   type OverriddenPolicy,
@@ -21,6 +19,8 @@ import {
   type OverridesOption,
   type OverridesRegistry,
 } from './overrides.js'
+import { compilePlanStep } from './plan-gate.js'
+import { compilePlanResolver } from './plans.js'
 import { type CostFunction, compilePolicies } from './policies.js'
 import { basePolicyDefs } from './policy-defs.js'
 import { compilePolicySets } from './policy-sets.js'

@@ -400,7 +400,10 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
    * The gate's items (plan-gate.ts), with overrides: as {@link itemsOf}, the policies a `false` drops left out of
    * the items and of `state.set` (the gate's set, whose policies are `policies`).
    */
-  function overriddenItemsOf(state: RequestState<N>, policies: readonly Policy<N>[]): ConsumeItem[] | undefined {
+  function overriddenItemsOf(
+    state: RequestState<N>,
+    policies: readonly Policy<N>[],
+  ): ConsumeItem[] | undefined {
     const items: ConsumeItem[] = []
     let dropped = 0
     for (let i = 0; i < policies.length; i++) {
@@ -446,4 +449,3 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
 function fallbackOf(set: PolicySet, index: number): number {
   return set.policies.find((p) => p.costIndex === index)?.fallbackCost ?? 1
 }
-

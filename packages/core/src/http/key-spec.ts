@@ -156,11 +156,7 @@ const breadthOf = (part: KeyPart): number =>
  * policy of a limiter, so a function used by two policies is called once per request). `keeps: false` builds
  * every key anew (an override's keyer, whose scope is not the policy's one scope).
  */
-export function compileKey<N>(
-  spec: KeySpec<N>,
-  functions: KeyFunction<N>[],
-  keeps = true,
-): CompiledKey<N> {
+export function compileKey<N>(spec: KeySpec<N>, functions: KeyFunction<N>[], keeps = true): CompiledKey<N> {
   const parts = (Array.isArray(spec) ? spec : [spec]) as readonly KeyPart<N>[]
   const builders = parts.map((part) => partBuilder(part, functions))
   const breadths = parts.map(breadthOf)

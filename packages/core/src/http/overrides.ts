@@ -2,7 +2,7 @@ import { algorithmFromParams } from '../algorithms/from-params.js'
 import { RateLimitConfigError } from '../errors.js'
 import { encodeKeyPart } from '../store-keys/store-key.js'
 import type { Algorithm, Store, StoreSettings } from '../types.js'
-import { compileKey, type KeyFacts, type Keyer, type KeyFunction, type KeyPart } from './key-spec.js'
+import { compileKey, type Keyer, type KeyFacts, type KeyFunction, type KeyPart } from './key-spec.js'
 import type { PolicyDef } from './policies.js'
 
 // Per-identifier overrides: a policy's `overrides` option (`{ alice: algorithm, '*@acme.com': algorithm,
@@ -182,9 +182,7 @@ function globMatch(parts: readonly string[], id: string): boolean {
 
 /** The order overrides match in: exact first, then longer patterns, then fewer stars, then by text. */
 const precedence = (a: string, b: string): number =>
-  b.length - a.length ||
-  a.split('*').length - b.split('*').length ||
-  (a < b ? -1 : a > b ? 1 : 0)
+  b.length - a.length || a.split('*').length - b.split('*').length || (a < b ? -1 : a > b ? 1 : 0)
 
 /** One policy's overrides, as one request reads them: replaced whole when they change. */
 interface Table {
@@ -263,7 +261,9 @@ export class PolicyOverrides<N = any> {
     const wildcards: Wildcard[] = []
     for (const { pattern, override } of this.entries()) {
       const resolved: Resolved =
-        override === false ? false : { algorithm: override, scope: `${this.scope}=${encodeKeyPart(pattern)}|` }
+        override === false
+          ? false
+          : { algorithm: override, scope: `${this.scope}=${encodeKeyPart(pattern)}|` }
       if (pattern.includes('*')) wildcards.push({ pattern, parts: pattern.split('*'), resolved })
       else exact.set(pattern, resolved)
     }
@@ -369,7 +369,10 @@ export function compileOverrides<N>(parts: {
       try {
         const override = parseOverride(value, `overrides['${policy}']['${pattern}']`)
         let runtime = byPolicy.get(policy)
-        if (runtime === undefined) byPolicy.set(policy, (runtime = new Map()))
+        if (runtime === undefined) {
+          runtime = new Map()
+          byPolicy.set(policy, runtime)
+        }
         runtime.set(pattern, override)
       } catch (error) {
         report(error)

@@ -3,8 +3,8 @@ import { storeKey } from '../store-keys/store-key.js'
 import type { Algorithm, Awaitable } from '../types.js'
 import { type CompiledKey, compileKey, type Keyer, type KeyFunction, type KeySpec } from './key-spec.js'
 import { RATE_LIMIT_DEFAULTS } from './options/defaults.js'
-import type { PolicyOverrides } from './overrides.js'
 import type { RequestFunction } from './options/types.js'
+import type { PolicyOverrides } from './overrides.js'
 
 /** A cost function of the app's. */
 export type CostFunction<N = any> = RequestFunction<N, Awaitable<number>>

@@ -97,7 +97,11 @@ export function compilePolicySets<N>(
     const compiled = withOverrides(compilePolicies<N>(defs, o.cost as number | CostFunction<N>), overrides)
     const writeHeaders = compileHeaders(
       modes,
-      compiled.policies.map((p) => ({ name: p.name, limit: p.algorithm.limit, windowMs: p.algorithm.windowMs })),
+      compiled.policies.map((p) => ({
+        name: p.name,
+        limit: p.algorithm.limit,
+        windowMs: p.algorithm.windowMs,
+      })),
     )
     const callsApp =
       (compiled.needsUser && o.user !== undefined) ||
@@ -149,7 +153,10 @@ export function compilePolicySets<N>(
     algorithms: [...new Set(all.flatMap((set) => set.policies.map((p) => p.algorithm)))],
     without: (set, dropped) => {
       let byMask = subsets.get(set)
-      if (byMask === undefined) subsets.set(set, (byMask = new Map()))
+      if (byMask === undefined) {
+        byMask = new Map()
+        subsets.set(set, byMask)
+      }
       let subset = byMask.get(dropped)
       if (subset === undefined) {
         subset = subsetOf(set, dropped, modes)
@@ -164,9 +171,15 @@ export function compilePolicySets<N>(
 const subsets = new WeakMap<PolicySet, Map<number, PolicySet>>()
 
 /** A set without the policies of `dropped` (a bit per index): their order and headers recomputed. */
-function subsetOf<N>(set: PolicySet<N>, dropped: number, modes: ReturnType<typeof headerModes>): PolicySet<N> {
+function subsetOf<N>(
+  set: PolicySet<N>,
+  dropped: number,
+  modes: ReturnType<typeof headerModes>,
+): PolicySet<N> {
   const policies = set.policies.filter((_, i) => (dropped & (1 << i)) === 0)
-  const sorted = policies.map((_, i) => i).sort((a, b) => policies[a]!.breadth - policies[b]!.breadth || a - b)
+  const sorted = policies
+    .map((_, i) => i)
+    .sort((a, b) => policies[a]!.breadth - policies[b]!.breadth || a - b)
   const writeHeaders = overridableHeaders(modes, policies)
   return {
     ...set,

@@ -34,7 +34,10 @@ export class SettingsPoller {
   private closed = false
 
   constructor(
-    private readonly read: (name: string, knownVersion: number | undefined) => Promise<StoreSettings | undefined>,
+    private readonly read: (
+      name: string,
+      knownVersion: number | undefined,
+    ) => Promise<StoreSettings | undefined>,
     private readonly intervalMs: number,
     private readonly timers: PollTimers = unrefPollTimers,
   ) {}

@@ -1,26 +1,29 @@
 import { describe, expect, it } from 'vitest'
+import { algorithmFromParams } from '../../src/algorithms/from-params.js'
 import {
   type Algorithm,
+  calendarQuota,
   fixedWindow,
   gcra,
   leakyBucket,
   MemoryStore,
   type Outcome,
-  calendarQuota,
   RateLimitConfigError,
   type RateLimitOptions,
   type RequestInfo,
   type Store,
-  slidingWindowLog,
   slidingWindowCounter,
+  slidingWindowLog,
   tokenBucket,
 } from '../../src/index.js'
-import { algorithmFromParams } from '../../src/algorithms/from-params.js'
 import { createRateLimitHandler, type RateLimitHandler } from '../../src/internal.js'
 import { requestFrom } from '../request-info.js'
 
 /** A request from `ip` for `user` (read by the tests' `user` function from `native`). */
-const as = (user: unknown, ip = '198.51.100.1'): RequestInfo<any> => ({ ...requestFrom(ip), native: { user } })
+const as = (user: unknown, ip = '198.51.100.1'): RequestInfo<any> => ({
+  ...requestFrom(ip),
+  native: { user },
+})
 
 const decide = async (handler: RateLimitHandler<any>, info: RequestInfo<any>) =>
   (await handler.handle(info)) as Outcome
@@ -106,7 +109,12 @@ describe('overrides: matching', () => {
       store: new MemoryStore({ clock: () => now }),
       clock: () => now,
       limits: [
-        { name: 'ip', key: 'ip', algorithm: limit(1), overrides: { '10.1.*': limit(4), '2001:db8:0:1::/64': limit(3) } },
+        {
+          name: 'ip',
+          key: 'ip',
+          algorithm: limit(1),
+          overrides: { '10.1.*': limit(4), '2001:db8:0:1::/64': limit(3) },
+        },
         {
           name: 'tenant',
           key: (req: { tenant?: unknown }) => req.tenant as string,
@@ -115,7 +123,10 @@ describe('overrides: matching', () => {
         },
       ],
     })
-    const from = (ip: string, tenant?: unknown): RequestInfo<any> => ({ ...requestFrom(ip), native: { tenant } })
+    const from = (ip: string, tenant?: unknown): RequestInfo<any> => ({
+      ...requestFrom(ip),
+      native: { tenant },
+    })
     expect(await passes(handler, from('10.1.2.3'))).toBe(4)
     expect(await passes(handler, from('::ffff:10.1.9.9'))).toBe(4)
     expect(await passes(handler, from('10.2.0.1'))).toBe(1)
@@ -160,12 +171,22 @@ describe('overrides: with usage plans', () => {
   it('the plan gate and the whole set count with the overrides of the limits', async () => {
     const handler = createRateLimitHandler({
       store: new MemoryStore(),
-      limits: [{ name: 'ip', key: 'ip', algorithm: limit(1), overrides: { '198.51.100.1': limit(3), '198.51.100.2': false } }],
+      limits: [
+        {
+          name: 'ip',
+          key: 'ip',
+          algorithm: limit(1),
+          overrides: { '198.51.100.1': limit(3), '198.51.100.2': false },
+        },
+      ],
       plans: { free: { rate: 1000, burst: 1000 } },
       apiKey: (_req: unknown, info: RequestInfo) => info.headers['x-api-key'] as string,
       planOf: async () => 'free',
     })
-    const from = (ip: string, key: string): RequestInfo<any> => ({ ...requestFrom(ip), headers: { 'x-api-key': key } })
+    const from = (ip: string, key: string): RequestInfo<any> => ({
+      ...requestFrom(ip),
+      headers: { 'x-api-key': key },
+    })
     expect(await passes(handler, from('198.51.100.1', 'k1'), 5)).toBe(3)
     expect(await passes(handler, from('198.51.100.3', 'k2'), 5)).toBe(1)
     expect(await passes(handler, from('198.51.100.2', 'k3'), 5)).toBe(5)
@@ -209,7 +230,12 @@ describe('overrides: at runtime', () => {
     expect(await passes(b.handler, as('alice'))).toBe(3)
     expect((await decide(b.handler, as('x@bots.example'))).skipped).toBe(true)
     expect(await b.handler.overrides.list()).toEqual([
-      { policy: 'user', pattern: 'alice', override: expect.objectContaining({ id: limit(3).id }), source: 'runtime' },
+      {
+        policy: 'user',
+        pattern: 'alice',
+        override: expect.objectContaining({ id: limit(3).id }),
+        source: 'runtime',
+      },
       { policy: 'user', pattern: '*@bots.example', override: false, source: 'runtime' },
     ])
     await a.handler.overrides.delete('user', 'alice')
@@ -220,7 +246,12 @@ describe('overrides: at runtime', () => {
     const { handler } = userLimiter({ alice: limit(3) })
     await handler.overrides.set('user', 'alice', limit(5))
     expect(await handler.overrides.list()).toEqual([
-      { policy: 'user', pattern: 'alice', override: expect.objectContaining({ id: limit(5).id }), source: 'runtime' },
+      {
+        policy: 'user',
+        pattern: 'alice',
+        override: expect.objectContaining({ id: limit(5).id }),
+        source: 'runtime',
+      },
     ])
     expect(await passes(handler, as('alice'))).toBe(5)
     await handler.overrides.delete('user', 'alice')
@@ -290,7 +321,8 @@ describe('overrides: at runtime', () => {
   it('the store checks the algorithm of an override, at creation and at set', () => {
     class WindowsOnly extends MemoryStore {
       checkAlgorithm(algorithm: Algorithm): void {
-        if (algorithm.kind === 'token-bucket') throw new RateLimitConfigError('ERR_FLOODGATE_INVALID_OPTION', 'algorithm', 'tb', 'a window')
+        if (algorithm.kind === 'token-bucket')
+          throw new RateLimitConfigError('ERR_FLOODGATE_INVALID_OPTION', 'algorithm', 'tb', 'a window')
       }
     }
     const bucket = tokenBucket({ capacity: 5, refillRate: 1 })
@@ -302,7 +334,9 @@ describe('overrides: at runtime', () => {
 
 describe('overrides: options', () => {
   const fails = (options: RateLimitOptions, message: RegExp) => {
-    expect(() => createRateLimitHandler({ store: new MemoryStore(), ...options })).toThrow(RateLimitConfigError)
+    expect(() => createRateLimitHandler({ store: new MemoryStore(), ...options })).toThrow(
+      RateLimitConfigError,
+    )
     expect(() => createRateLimitHandler({ store: new MemoryStore(), ...options })).toThrow(message)
   }
 

@@ -4,7 +4,9 @@ import { type Location, qualified } from './location.js'
  * The settings documents (a limiter's runtime overrides): a row per field, under the document's name, and its
  * version in the field `#version` (no setting's field starts with `#`). Created by the migration, if missing.
  */
-export const settingsTableSql = (location: Location) => `CREATE TABLE IF NOT EXISTS ${qualified(location, '_settings')} (
+export const settingsTableSql = (
+  location: Location,
+) => `CREATE TABLE IF NOT EXISTS ${qualified(location, '_settings')} (
   name text COLLATE "C" NOT NULL,
   field text COLLATE "C" NOT NULL,
   value text NOT NULL,
