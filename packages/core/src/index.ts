@@ -29,6 +29,8 @@ export { createRateLimitHandler, type RateLimitHandler } from './http/handler.js
 export type { HeaderMode, HeadersOption } from './http/headers.js'
 export type { KeyFunction, KeyPart, KeySpec, KeyValue } from './http/key-spec.js'
 export type {
+  BanInfo,
+  BanOptions,
   CostOption,
   LimitedResponse,
   PlanOptions,
@@ -41,6 +43,7 @@ export type {
 export type { Outcome, PolicyUsage, RequestRateLimit } from './http/outcome.js'
 export type { ProxyTrust, RequestInfo } from './http/request-info.js'
 export type { ResponseFormat } from './http/respond.js'
+export type { Unban, UnbanOptions } from './http/unban.js'
 export type { Usage, UsageReport } from './http/usage.js'
 export type { WarningName } from './http/warnings.js'
 export { type ConsumeOptions, createLimiter, type Limiter, type LimiterOptions } from './limiter.js'
@@ -62,4 +65,13 @@ export {
   type StoreOperation,
 } from './metrics/index.js'
 export { MemoryStore, type MemoryStoreOptions } from './stores/memory.js'
-export type { Algorithm, AlgorithmKind, Awaitable, Clock, ConsumeItem, Decision, Store } from './types.js'
+export type {
+  Algorithm,
+  AlgorithmKind,
+  Awaitable,
+  BanRule,
+  Clock,
+  ConsumeItem,
+  Decision,
+  Store,
+} from './types.js'

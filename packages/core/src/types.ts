@@ -23,6 +23,30 @@ export interface Decision {
   delayMs: number
   /** The name of the policy that made this decision. */
   policy: string
+  /**
+   * Set only for an item with a `ban` ({@link ConsumeItem.ban}) whose key is banned: ms until the ban ends. The
+   * decision is then a refusal (`allowed: false`, `remaining: 0`, `retryAfterMs` and `resetMs` equal to it)
+   * and nothing was consumed. Absent (or 0) when the key is not banned.
+   */
+  bannedMs?: number
+  /** `true` on the one refusal that started the ban (the `after`-th within `within`); absent otherwise. */
+  bannedNow?: boolean
+}
+
+/**
+ * A ban on a policy's keys, as a store runs it: after `after` refusals of one key within `withinMs`, the key
+ * is refused for `forMs` (every request, whatever the policy would say, consuming nothing). Refusals are
+ * counted in a window that opens at a key's first counted refusal and lasts `withinMs`; the `after`-th refusal
+ * in it starts the ban (that refusal is already a banned decision, with `bannedNow`), and the count starts
+ * again from zero. A banned request counts nothing.
+ */
+export interface BanRule {
+  /** Refusals within `withinMs` that start a ban: a whole number >= 1. */
+  readonly after: number
+  /** The window refusals are counted in, in ms (> 0). */
+  readonly withinMs: number
+  /** How long a ban lasts, in ms (> 0). */
+  readonly forMs: number
 }
 
 /** The algorithms Floodgate ships; a store may use this to pick its implementation (a Lua script, say). */
@@ -76,6 +100,11 @@ export interface ConsumeItem {
   readonly key: string
   /** A cost > 0, already rounded to the cost precision (0.001). */
   readonly cost: number
+  /**
+   * The policy's ban, when it has one: the store checks the key's ban before deciding, and counts a refusal
+   * toward it, in the same call (see {@link Store.unban}). Only `consumeAll` reads it.
+   */
+  readonly ban?: BanRule
 }
 
 /**
@@ -98,6 +127,22 @@ export interface Store {
   peek(algorithm: Algorithm, key: string, cost: number, now?: number): Awaitable<Decision>
   refund(algorithm: Algorithm, key: string, cost: number, now?: number): Awaitable<void>
   reset(algorithm: Algorithm, key: string): Awaitable<void>
+  /**
+   * Lift the ban on a store key (the key of an item with a `ban`) and forget the refusals counted toward one.
+   * Optional: a store that has it keeps bans, and its `consumeAll` honours every item's {@link ConsumeItem.ban}
+   * in the same call as the decision (atomically):
+   *
+   * 1. when an item's key is banned (its ban ends after `now`), the request is refused and nothing is consumed
+   *    or counted: that item's decision is `{ allowed: false, remaining: 0, resetMs, retryAfterMs, bannedMs }`
+   *    (all three the ms left of the ban), and every other item is peeked;
+   * 2. else the items are decided as without bans; when the request is refused, each item with a ban whose
+   *    own decision is a refusal counts one refusal (see {@link BanRule}), and the one that reaches `after`
+   *    is banned from `now` for `forMs`: its decision becomes the banned one, with `bannedNow: true`.
+   *
+   * A ban is kept per store key, beside (not inside) any algorithm's state: `reset` leaves it, `clear` forgets
+   * it. The limiter and the middleware refuse `ban` at creation on a store without `unban`.
+   */
+  unban?(key: string): Awaitable<void>
   /**
    * Forget every key this store holds, of every algorithm: each starts again with a full quota. Optional; an
    * app's tests call it between tests (`resetLimits(store)` from `@floodgate/testing`). The store stays open.

@@ -122,7 +122,8 @@ function reasonOf(error: unknown): RateLimitRequestError {
  * as one (`consumeAll`, atomic where the store can). Free items (cost 0) are peeked: counted as nothing, but
  * their decisions still give headers. `order` is the consumption order (narrowest policy first) for stores
  * that cannot decide all at once. Synchronous when the store is. A shaping bound (`maxDelay`) refuses a
- * request that would wait longer, and what it spent is given back.
+ * request that would wait longer, and what it spent is given back. An item with a `ban` goes to `consumeAll`
+ * even alone: the store checks and counts the ban in the same call.
  */
 export function decideOnStore(
   store: Store,
@@ -130,7 +131,7 @@ export function decideOnStore(
   order: readonly number[] | undefined,
   now: number | undefined,
 ): Awaitable<Decision | Decision[]> {
-  if (items.length === 1) {
+  if (items.length === 1 && items[0]!.ban === undefined) {
     const item = items[0]!
     const decided =
       item.cost === 0

@@ -3,6 +3,7 @@ import type { Answer } from './answer.js'
 import type { RateLimitOptions } from './options/types.js'
 import type { AnsweredRequest, Outcome, RequestRateLimit } from './outcome.js'
 import type { RequestInfo } from './request-info.js'
+import type { Unban } from './unban.js'
 import type { UsageReport } from './usage.js'
 import type { WarningName } from './warnings.js'
 
@@ -36,6 +37,12 @@ export interface RateLimitHandler<N = any> {
    * and `resetUsage(apiKey)`. `undefined` without `plans`.
    */
   readonly usage: UsageReport | undefined
+  /**
+   * Lift a ban early, on every server sharing the store: `unban('203.0.113.7')`, `unban(userId, { policy })`
+   * (see {@link Unban} for what the identifier is per key). Rejects with a `RateLimitConfigError` for an
+   * identifier no policy with a `ban` keys on (and on a limiter without bans).
+   */
+  readonly unban: Unban
   /** Raise a misconfiguration warning the adapter detected (once per process, unless turned off). */
   warn(name: WarningName, message: string): void
   /** The store the policies live in. */

@@ -1,3 +1,4 @@
+import { RateLimitConfigError } from '../errors.js'
 import { compileFailurePolicy } from '../failure-policy.js'
 import { compileLimiterMetrics } from '../metrics/limiter-metrics.js'
 import { MemoryStore } from '../stores/memory.js'
@@ -17,6 +18,7 @@ import { compileRefunds } from './refunds.js'
 import { compileReport } from './report.js'
 import type { RequestInfo } from './request-info.js'
 import { compileRespond } from './respond.js'
+import { compileUnban } from './unban.js'
 import { compileUsageReport } from './usage.js'
 import { compileRequestWarnings, compileWarnings } from './warnings.js'
 
@@ -50,6 +52,8 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   const sets = compilePolicySets<N>(o)
   // A store that cannot run an algorithm (a SyncedStore and a bucket, say) says so now, not on a request.
   for (const algorithm of sets.algorithms) store.checkAlgorithm?.(algorithm)
+  const fallback = typeof o.failMode === 'object' ? (o.failMode.fallback as Store) : undefined
+  if (sets.banned.length > 0) checkBans(store, fallback)
   const report = compileReport<N>(o.onError as RateLimitOptions<N>['onError'])
   const warnings = compileWarnings(o.warnings)
   const refunds = compileRefunds({
@@ -61,6 +65,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   })
   const respond = compileRespond<N>({
     options: o as RateLimitOptions<N>,
+    bans: sets.banned.length > 0,
     status: o.statusCode,
     format: o.format,
     sleep: o.sleep as ((ms: number) => Promise<void>) | undefined,
@@ -169,6 +174,23 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     },
     writeFailed: respond.writeFailed,
     usage: resolver ? compileUsageReport<N>({ store, sets, resolver, clock }) : undefined,
+    unban: compileUnban({
+      stores: sets.banned.length === 0 ? [] : fallback ? [store, fallback] : [store],
+      policies: sets.banned,
+      ipv6Subnet: o.ipv6Subnet,
+    }),
     warn: warnings.warn,
+  }
+}
+
+/** A policy with a `ban` needs stores that keep bans (`unban`): checked at creation, never on a request. */
+function checkBans(store: Store, fallback: Store | undefined): void {
+  const expected =
+    'a store that keeps bans (one with unban: the MemoryStore, RedisStore or PostgresStore), since a policy has `ban`'
+  if (typeof store.unban !== 'function' || typeof store.consumeAll !== 'function') {
+    throw new RateLimitConfigError('ERR_FLOODGATE_INVALID_OPTION', 'rateLimit.store', store, expected)
+  }
+  if (fallback && (typeof fallback.unban !== 'function' || typeof fallback.consumeAll !== 'function')) {
+    throw new RateLimitConfigError('ERR_FLOODGATE_INVALID_OPTION', 'rateLimit.failMode.fallback', fallback, expected)
   }
 }

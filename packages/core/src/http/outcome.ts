@@ -82,6 +82,8 @@ interface OutcomeRecord {
   readonly skipped: boolean
   /** Whether it was refused outright (`denyList`, `deny`): 403, before any store call. */
   readonly denied: boolean
+  /** Whether a policy's `ban` refused it: 403 (also in dry run, where it proceeds anyway). */
+  readonly banned: boolean
   /** One decision per policy, in the order of `limits`. Empty when skipped or undecided. */
   readonly decisions: Decision[]
   /** The decision the headers report: the refusal, or the policy closest to its limit. */
@@ -148,6 +150,7 @@ export const SKIPPED: Outcome = Object.freeze({
   limited: false,
   skipped: true,
   denied: false,
+  banned: false,
   decisions: [],
   decision: undefined,
   error: undefined,
@@ -170,6 +173,7 @@ export function passedOutcome(parts: {
   items: ConsumeItem[] | undefined
   owner: Releaser | undefined
   plan: string | undefined
+  banned?: boolean
 }): Outcome {
   const outcome: Outcome = {
     kind: 'pass',
@@ -179,6 +183,7 @@ export function passedOutcome(parts: {
     limited: parts.limited,
     skipped: false,
     denied: false,
+    banned: parts.banned ?? false,
     decisions: parts.decisions,
     decision: parts.decision,
     error: undefined,
@@ -203,6 +208,7 @@ export function answeredOutcome(parts: {
   error?: unknown
   plan?: string
   denied?: boolean
+  banned?: boolean
 }): AnsweredRequest {
   return {
     kind: 'answer',
@@ -213,6 +219,7 @@ export function answeredOutcome(parts: {
     limited: parts.limited,
     skipped: false,
     denied: parts.denied ?? false,
+    banned: parts.banned ?? false,
     decisions: parts.decisions ?? [],
     decision: parts.decision,
     error: parts.error,
@@ -233,6 +240,7 @@ export function undecidedOutcome(error: unknown): Outcome {
     limited: false,
     skipped: false,
     denied: false,
+    banned: false,
     decisions: [],
     decision: undefined,
     error,

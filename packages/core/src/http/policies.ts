@@ -1,6 +1,6 @@
 import { normalizeCost } from '../cost.js'
 import { storeKey } from '../store-keys/store-key.js'
-import type { Algorithm, Awaitable } from '../types.js'
+import type { Algorithm, Awaitable, BanRule } from '../types.js'
 import { type CompiledKey, compileKey, type Keyer, type KeyFunction, type KeySpec } from './key-spec.js'
 import { RATE_LIMIT_DEFAULTS } from './options/defaults.js'
 import type { RequestFunction } from './options/types.js'
@@ -23,6 +23,8 @@ export interface PolicyDef<N = any> {
   readonly key: KeySpec<N> | typeof PLAN_KEY
   readonly cost: number | CostFunction<N> | undefined
   readonly role: PolicyRole
+  /** Its `ban`, in ms; `undefined` without one. */
+  readonly ban: BanRule | undefined
 }
 
 /** One policy, compiled. */
@@ -40,6 +42,10 @@ export interface Policy<N = any> {
   readonly role: PolicyRole
   /** How shared its buckets are: 0 per caller (user, key function, plan caller), 1 per address, 2 per endpoint, 3 for all. */
   readonly breadth: number
+  /** Its `ban`, carried by each of its store items; `undefined` without one. */
+  readonly ban: BanRule | undefined
+  /** What it counts per, as configured (`unban` builds its store keys from it); `undefined` for a plan's. */
+  readonly key: KeySpec<N> | undefined
 }
 
 /** A set of policies decided together, and what they need computed per request. */
@@ -108,6 +114,8 @@ export function compilePolicies<N>(
       fallbackCost: typeof cost === 'number' ? normalizeCost(cost) : fallbackCost,
       role: def.role,
       breadth: compiled.breadth,
+      ban: def.ban,
+      key: def.key === PLAN_KEY ? undefined : def.key,
     }
   })
   const sorted = policies.map((_, i) => i).sort((a, b) => keys[a]!.breadth - keys[b]!.breadth || a - b)

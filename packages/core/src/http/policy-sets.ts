@@ -54,6 +54,8 @@ export interface PolicySets<N> {
   readonly needsRoute: boolean
   /** Every algorithm any set decides with, once each (a store checks it can run them at creation). */
   readonly algorithms: readonly Algorithm[]
+  /** Every policy with a `ban`, once per store-key scope (what `unban` lifts bans of). */
+  readonly banned: readonly Policy<N>[]
 }
 
 /**
@@ -127,5 +129,10 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
     needsIp: all.some((set) => set.needsIp),
     needsRoute: byRoute || all.some((set) => set.needsRoute),
     algorithms: [...new Set(all.flatMap((set) => set.policies.map((p) => p.algorithm)))],
+    banned: [
+      ...new Map(
+        all.flatMap((set) => set.policies.filter((p) => p.ban !== undefined).map((p) => [p.scope, p] as const)),
+      ).values(),
+    ],
   }
 }

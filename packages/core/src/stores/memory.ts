@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { cachedClock } from '../clocks/cached-clock.js'
 import type { Algorithm, Clock, ConsumeItem, Decision, Store } from '../types.js'
 import { parseOptions, positiveInt } from '../validate.js'
+import { anyBan, BAN_STATE_SIZE, bannedDecision, bannedFor, banTtl, countRefusal } from './bans.js'
 import { SlabTable } from './slab-table.js'
 
 /** Options of {@link MemoryStore}. */
@@ -57,6 +58,8 @@ export class MemoryStore implements Store {
   /** Every call answers at once: `consumeSync` and `peekSync` work on this store. */
   readonly synchronous = true
   private readonly tables = new Map<string, SlabTable>()
+  /** Bans and the refusals counted toward them, by store key (see `Store.unban`). */
+  private readonly bans = new Map<string, Float64Array>()
   private readonly maxKeys: number
   private readonly clock: Clock
   private lastAlgorithm: Algorithm | undefined
@@ -69,7 +72,7 @@ export class MemoryStore implements Store {
     this.clock = parsed.clock ?? defaultClock()
   }
 
-  /** How many keys the store holds, over all algorithms. */
+  /** How many keys the store holds, over all algorithms (bans not counted). */
   get size(): number {
     let size = 0
     for (const table of this.tables.values()) size += table.size
@@ -100,6 +103,60 @@ export class MemoryStore implements Store {
    * two items on one key are checked first and consumed after, as a copy would cost more than a second look.
    */
   consumeAll(items: readonly ConsumeItem[], now = this.clock()): Decision[] {
+    return anyBan(items) ? this.consumeBanned(items, now) : this.decideAll(items, now)
+  }
+
+  /**
+   * Lift the ban on `key` (a store key of an item with a `ban`) and forget the refusals counted toward one.
+   * Its algorithms' state is left as it is.
+   */
+  unban(key: string): void {
+    this.bans.delete(key)
+  }
+
+  /**
+   * `consumeAll` for items of which some carry a ban (see `Store.unban`): a banned key refuses the request
+   * (every banned item its ban's decision, the others peeked); else the items are decided as one, and a refusal
+   * is counted toward each refusing item's ban, the `after`-th banning its key.
+   */
+  private consumeBanned(items: readonly ConsumeItem[], now: number): Decision[] {
+    let banned = false
+    for (let i = 0; i < items.length && !banned; i++)
+      banned = items[i]!.ban !== undefined && bannedFor(this.bans.get(items[i]!.key), now) > 0
+    if (banned) {
+      return items.map((item) => {
+        const ms = item.ban === undefined ? 0 : bannedFor(this.bans.get(item.key), now)
+        return ms > 0
+          ? bannedDecision(item.algorithm, ms, false)
+          : this.peek(item.algorithm, item.key, item.cost, now)
+      })
+    }
+    const decisions = this.decideAll(items, now)
+    for (let i = 0; i < items.length; i++) {
+      const { ban, key, algorithm } = items[i]!
+      if (ban === undefined || decisions[i]!.allowed) continue
+      let state = this.bans.get(key)
+      if (state === undefined) state = this.newBan(key, now)
+      if (countRefusal(state, ban, now)) decisions[i] = bannedDecision(algorithm, ban.forMs, true)
+      state[BAN_STATE_SIZE] = now + banTtl(state, ban, now)
+    }
+    return decisions
+  }
+
+  /** A fresh ban state for `key`, kept: at most `maxKeys` of them, ended ones dropped first, then the oldest. */
+  private newBan(key: string, now: number): Float64Array {
+    const bans = this.bans
+    if (bans.size >= this.maxKeys) {
+      for (const [k, state] of bans) if (state[BAN_STATE_SIZE]! <= now) bans.delete(k)
+      if (bans.size >= this.maxKeys) bans.delete(bans.keys().next().value!)
+    }
+    // `until count start`, then when it is all zeros again.
+    const state = new Float64Array(BAN_STATE_SIZE + 1)
+    bans.set(key, state)
+    return state
+  }
+
+  private decideAll(items: readonly ConsumeItem[], now: number): Decision[] {
     const n = items.length
     if (!this.copyable(items)) return this.peekThenConsume(items, now)
     const decisions: Decision[] = new Array(n)
@@ -192,12 +249,14 @@ export class MemoryStore implements Store {
   /** Drop expired keys now (they are also dropped a few at a time as decisions are made). */
   sweep(now = this.clock()): void {
     for (const table of this.tables.values()) table.sweep(now, table.size)
+    for (const [key, state] of this.bans) if (state[BAN_STATE_SIZE]! <= now) this.bans.delete(key)
   }
 
   /** Forget every key, of every algorithm; the store stays usable (an app's tests call it between tests). */
   clear(): void {
     for (const table of this.tables.values()) table.clear()
     this.tables.clear()
+    this.bans.clear()
     this.lastAlgorithm = undefined
     this.lastTable = undefined
   }

@@ -42,6 +42,38 @@ export interface PolicyOptions<N = any> {
    * @example (req) => (req.method === 'GET' ? 1 : 5)
    */
   cost?: CostOption<N>
+  /**
+   * Ban a key of this policy that keeps being refused: see {@link BanOptions}.
+   * @default none (a refused key is only refused, 429)
+   * @example { after: 10, within: '1m', for: '1h' }
+   */
+  ban?: BanOptions
+}
+
+/**
+ * A ban: after `after` refusals of one key within `within`, that key gets `403` `{ "error": "banned",
+ * "message", "retryAfter" }` with `Retry-After` until `for` has passed, whatever its quota says, on every server
+ * sharing the store (the ban is kept in the store, checked and counted in the same store call as the decision).
+ * The `after`-th refusal starts the ban and is itself answered 403 (`onBanned` is called on it); a banned request
+ * spends nothing and counts nothing. Refusals are counted in a window that opens at a key's first refusal and
+ * lasts `within`. Lift a ban early with `unban(key)` on the middleware.
+ */
+export interface BanOptions {
+  /**
+   * How many refusals of one key within `within` start a ban: a whole number >= 1 (1: the first refusal bans).
+   * @example 10
+   */
+  after: number
+  /**
+   * The window the refusals are counted in: ms or a string (`'1m'`).
+   * @example '1m'
+   */
+  within: Duration
+  /**
+   * How long a ban lasts: ms or a string (`'1h'`).
+   * @example '1h'
+   */
+  for: Duration
 }
 
 /** What a custom refusal handler returns; anything left out keeps its default. */

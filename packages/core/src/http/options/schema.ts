@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { isCost } from '../../cost.js'
 import { failureOptionsShape } from '../../failure-policy.js'
 import { metricsSinkSchema } from '../../metrics/schema.js'
-import { algorithmSchema, durationInput, fn, storeSchema } from '../../validate.js'
+import { algorithmSchema, duration, durationInput, fn, positiveInt, storeSchema } from '../../validate.js'
 import { parseRange } from '../allow-list.js'
 import { WARNINGS } from '../warnings.js'
 import { RATE_LIMIT_DEFAULTS as D } from './defaults.js'
@@ -43,14 +43,25 @@ const RANGE_EXPECTED = "an IP address or CIDR range like '10.0.0.0/8' or '2001:d
 const PREFIX_EXPECTED = 'a string without |, { or }'
 const WARNINGS_EXPECTED = `true, false, or an object turning warnings off by name (${Object.keys(WARNINGS).join(', ')})`
 
+const BAN_EXPECTED = "{ after, within, for }: after a whole number of refusals >= 1, within and for durations like '1m'"
+const banSchema = z.strictObject(
+  {
+    after: positiveInt('a whole number of refusals >= 1'),
+    within: duration(),
+    for: duration(),
+  },
+  { error: BAN_EXPECTED },
+)
+
 const policySchema = z.strictObject({
   name: nameSchema.optional(),
   key: keySchema.optional(),
   algorithm: algorithmSchema,
   cost: costSchema.optional(),
+  ban: banSchema.optional(),
 })
 
-const SHORT_FORM = ['limit', 'window', 'algorithm', 'key', 'name'] as const
+const SHORT_FORM = ['limit', 'window', 'algorithm', 'key', 'name', 'ban'] as const
 
 /** The names usage plans give their two policies. */
 export const PLAN_POLICY_NAMES = ['rate', 'quota'] as const
@@ -118,6 +129,8 @@ export const rateLimitOptionsSchema = z
     algorithm: algorithmSchema.optional(),
     key: keySchema.optional(),
     name: nameSchema.optional(),
+    ban: banSchema.optional(),
+    onBanned: fn('a function (req, ban) => void').optional(),
     limits: z
       .array(policySchema, { error: 'a non-empty array of policies { name, key, algorithm, cost }' })
       .min(1, { error: 'a non-empty array of policies { name, key, algorithm, cost }' })
@@ -226,6 +239,14 @@ export const rateLimitOptionsSchema = z
         code: 'custom',
         path: [o.limit !== undefined ? 'limit' : 'window'],
         message: 'left out when `algorithm` is given (the algorithm carries its own quota)',
+      })
+      return
+    }
+    if (o.ban && !o.limits && (o.tiers || o.plans) && o.limit === undefined && o.window === undefined && !o.algorithm) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ban'],
+        message: 'left out when there is no short-form policy (set `ban` on a policy in `limits` or `tiers`)',
       })
       return
     }

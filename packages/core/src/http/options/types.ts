@@ -5,11 +5,19 @@ import type { Algorithm, Awaitable, Clock, Store } from '../../types.js'
 import type { KeySpec } from '../key-spec.js'
 import type { RequestInfo } from '../request-info.js'
 import type { PlanAndTierOptions } from './plan-options.js'
-import type { CostOption, PolicyOptions, RequestFunction, WarningOptions } from './policy-types.js'
+import type { Outcome } from '../outcome.js'
+import type {
+  BanOptions,
+  CostOption,
+  PolicyOptions,
+  RequestFunction,
+  WarningOptions,
+} from './policy-types.js'
 import type { ResponseOptions } from './response-options.js'
 
 export type { PlanAndTierOptions } from './plan-options.js'
 export type {
+  BanOptions,
   CostOption,
   LimitedResponse,
   PlanOptions,
@@ -62,6 +70,21 @@ export interface RateLimitOptions<N = any> extends PlanAndTierOptions<N>, Respon
    * @example [{ name: 'ip', key: 'ip', algorithm: tokenBucket({...}) }, { name: 'user', key: 'user', algorithm: slidingWindowCounter({...}) }]
    */
   limits?: readonly PolicyOptions<N>[]
+  /**
+   * Short form: ban a key the single policy keeps refusing (see {@link BanOptions}); in the full form, set
+   * `ban` on a policy in `limits`. Not with `limits`. Needs a store that keeps bans (the MemoryStore, the
+   * RedisStore, the PostgresStore).
+   * @default none (a refused key is only refused, 429)
+   * @example { after: 10, within: '1m', for: '1h' }
+   */
+  ban?: BanOptions
+  /**
+   * Called once per ban, on the request whose refusal started it (answered 403), with the policy, how long the
+   * ban lasts and the outcome (in dry run too, where the request goes on). Errors it throws go to `onError`.
+   * @default none
+   * @example (req, ban) => log.warn({ ip: req.ip, policy: ban.policy, ms: ban.forMs }, 'client banned')
+   */
+  onBanned?: (req: N, ban: BanInfo) => void
   /**
    * Where state lives; share one store between instances to share counters.
    * @default new MemoryStore()
@@ -200,4 +223,14 @@ export interface RateLimitOptions<N = any> extends PlanAndTierOptions<N>, Respon
    * @example prometheus({ register })
    */
   metrics?: MetricsSink
+}
+
+/** What `onBanned` is told about a ban that has just started. */
+export interface BanInfo {
+  /** The name of the policy whose ban it is. */
+  readonly policy: string
+  /** How long the ban lasts, in ms (the policy's `ban.for`). */
+  readonly forMs: number
+  /** The request's outcome: the 403 (or, in dry run, the shadow refusal that let it through). */
+  readonly outcome: Outcome
 }
