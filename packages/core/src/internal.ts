@@ -84,3 +84,4 @@ export {
   positiveInt,
   storeSchema,
 } from './validate.js'
+export { anyBan, BAN_STATE_SIZE, bannedDecision, bannedFor, banTtl, countRefusal } from './stores/bans.js'

@@ -6,6 +6,7 @@ import {
   createStoreMetrics,
   DEFAULT_STORE_TIMEOUT_MS,
   type Deadlines,
+  bannedDecision,
   failureReporter,
   readSettled,
   type StoreMetrics,
@@ -124,6 +125,7 @@ export class RedisStore implements Store {
         operation: 'consume',
         items,
         keys: [rkey],
+        banKeys: undefined,
         now,
         sentAt,
         resolve: resolve as Waiting['resolve'],
@@ -160,7 +162,21 @@ export class RedisStore implements Store {
   }
 
   /**
-   * Decide several policies as one: all are consumed or none. On a standalone Redis one script does it
+   * Lift the ban on `key` and forget the refusals counted toward one (one DEL of its ban's Redis key): every
+   * server sharing this Redis sees it at once, except one whose own block cache holds the ban (`blockCache`),
+   * which refuses the key locally until the ban would have ended. Rejects with a `RedisStoreError` when Redis
+   * fails.
+   */
+  async unban(key: string): Promise<void> {
+    const rkey = this.rkeys.banOf(key)
+    this.blocks?.deleteBan(rkey)
+    const settled = await this.calls.del(rkey)
+    if (settled instanceof CallFailure) throw this.failed('reset', settled, key)
+  }
+
+  /**
+   * Decide several policies as one: all are consumed or none. An item with a `ban` is checked and counted in
+   * the same script call (see `Store.unban`); a banned key kept in the block cache is refused locally. On a standalone Redis one script does it
    * atomically. On a Cluster, the items of each slot are one atomic script, and slots are decided in the
    * order given: when a later slot refuses, what earlier slots took is given back (core's handler puts the
    * narrowest policies first, so a refused request holds quota only in its own caller's buckets, for a moment).
@@ -169,6 +185,20 @@ export class RedisStore implements Store {
   consumeAll(items: readonly ConsumeItem[], now?: number): Promise<Decision[]> {
     const count = items.length
     if (count === 0) return Promise.resolve([])
+    if (count === 1 && this.blocks && items[0]!.ban !== undefined) {
+      // A banned key kept in the block cache is refused here, with no round trip, until its ban ends.
+      const item = items[0]!
+      const ms = this.blocks.bannedFor(
+        this.rkeys.banOf(item.key),
+        now !== undefined ? now : performance.now(),
+        now !== undefined,
+      )
+      if (ms > 0) {
+        this.metrics?.blockCacheHit()
+        const decision: RedisDecision = { ...bannedDecision(item.algorithm, ms, false), source: 'block-cache' }
+        return Promise.resolve([decision])
+      }
+    }
     const keys: string[] = new Array(count)
     for (let i = 0; i < count; i++) keys[i] = this.rkeys.of(items[i]!.algorithm, items[i]!.key)
     if (this.calls.isCluster) {
@@ -205,11 +235,18 @@ export class RedisStore implements Store {
   ): Promise<Decision[]> {
     if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
     const sentAt = now !== undefined ? now : performance.now()
+    let banKeys: (string | undefined)[] | undefined
+    for (let i = 0; i < items.length; i++) {
+      const key = items[i]!.ban === undefined ? undefined : this.rkeys.banOf(items[i]!.key)
+      if (key !== undefined) banKeys ??= new Array(items.length).fill(undefined)
+      if (banKeys !== undefined) banKeys[i] = key
+    }
     return new Promise((resolve, reject) =>
       this.batches.add({
         operation: 'consumeAll',
         items,
         keys,
+        banKeys,
         now,
         sentAt,
         resolve: resolve as Waiting['resolve'],
@@ -243,7 +280,7 @@ export class RedisStore implements Store {
     } else {
       const decisions =
         from === 0 && decided.length === items.length ? decided : decided.slice(from, from + items.length)
-      this.blocks?.addRefusals(keys, items, decisions, sentAt, injected)
+      this.blocks?.addRefusals(keys, items, decisions, sentAt, injected, waiting.banKeys)
       waiting.resolve(decisions as RedisDecision[])
     }
   }

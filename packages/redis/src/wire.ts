@@ -14,9 +14,11 @@ import { PARAM_SLOTS, STEP_PARAMS, stepParams } from '@floodgate/core/internal'
  * parameters. Text: the same as separate arguments (now empty for the server's clock).
  *
  * The several-keys script: `KEYS` are the states, group after group (a group: one request's items, decided as
- * one). Binary: `ARGV[1]` is doubles: grace, then per group its number of items and its now (NaN: the server's
- * clock), then per item its kind's index in {@link KINDS}, cost and {@link PARAM_SLOTS} parameter slots. Text:
- * the same as separate arguments (now empty for the server's clock).
+ * one), each item's ban key right after its state's key when it has a `ban`. Binary: `ARGV[1]` is doubles:
+ * grace, then per group its number of items and its now (NaN: the server's clock), then per item its kind's
+ * index in {@link KINDS} (negated for an item with a ban), cost and {@link PARAM_SLOTS} parameter slots, and
+ * for an item with a ban `after withinMs forMs`. Text: the same as separate arguments (now empty for the
+ * server's clock). A banned item's decision has two more fields, `bannedMs bannedNow` (56 bytes).
  *
  * A decision is one reply, `allowed remaining resetMs retryAfterMs delayMs`: for clients that take a binary
  * reply, five little-endian doubles in 40 bytes, or only `remaining resetMs` in 16 for an admission with
@@ -113,6 +115,8 @@ export interface ItemGroup {
   readonly items: readonly ConsumeItem[]
   /** Where each item's state is, in the order of `items`. */
   readonly keys: readonly string[]
+  /** Where each item's ban is, for the items with a `ban`; `undefined` when none has one. */
+  readonly banKeys: readonly (string | undefined)[] | undefined
   /** The limiter's time; `undefined`: the Redis server's clock. */
   readonly now: number | undefined
 }
@@ -129,9 +133,17 @@ export function consumeAllArgs(
   params: readonly ScriptParams[],
 ): (string | Buffer)[] {
   const args: (string | Buffer)[] = []
+  let bans = 0
   for (let g = 0; g < groups.length; g++) {
-    const keys = groups[g]!.keys
-    for (let i = 0; i < keys.length; i++) args.push(keys[i]!)
+    const { keys, banKeys } = groups[g]!
+    for (let i = 0; i < keys.length; i++) {
+      args.push(keys[i]!)
+      const banKey = banKeys?.[i]
+      if (banKey !== undefined) {
+        args.push(banKey)
+        bans++
+      }
+    }
   }
   if (!binary) {
     args.push(String(grace))
@@ -140,13 +152,15 @@ export function consumeAllArgs(
       args.push(String(items.length), now === undefined ? '' : String(now))
       for (let i = 0; i < items.length; i++, p++) {
         const texts = params[p]!.texts
-        args.push(String(params[p]!.kindIndex), number(items[i]!.cost))
+        const ban = items[i]!.ban
+        args.push(String(ban ? -params[p]!.kindIndex : params[p]!.kindIndex), number(items[i]!.cost))
         for (let j = 0; j < PARAM_SLOTS; j++) args.push(texts[j] ?? '')
+        if (ban) args.push(String(ban.after), String(ban.withinMs), String(ban.forMs))
       }
     }
     return args
   }
-  const all = Buffer.allocUnsafe(8 + 16 * groups.length + ITEM_BYTES * count)
+  const all = Buffer.allocUnsafe(8 + 16 * groups.length + ITEM_BYTES * count + BAN_BYTES * bans)
   all.writeDoubleLE(grace, 0)
   let at = 8
   for (let g = 0, p = 0; g < groups.length; g++) {
@@ -157,15 +171,30 @@ export function consumeAllArgs(
     for (let i = 0; i < items.length; i++, p++, at += ITEM_BYTES) {
       params[p]!.item.copy(all, at)
       all.writeDoubleLE(items[i]!.cost, at + 8)
+      const ban = items[i]!.ban
+      if (ban) {
+        all.writeDoubleLE(-params[p]!.kindIndex, at)
+        all.writeDoubleLE(ban.after, at + ITEM_BYTES)
+        all.writeDoubleLE(ban.withinMs, at + ITEM_BYTES + 8)
+        all.writeDoubleLE(ban.forMs, at + ITEM_BYTES + 16)
+        at += BAN_BYTES
+      }
     }
   }
   args.push(all)
   return args
 }
 
-/** The sizes of a binary reply: five little-endian doubles, or two for an admission with no wait. */
+/** The bytes of an item's ban rule after its item in the several-keys script's binary argument. */
+const BAN_BYTES = 24
+
+/**
+ * The sizes of a binary reply: five little-endian doubles, two for an admission with no wait, or seven for a
+ * banned item's (the five, then `bannedMs` and `bannedNow`).
+ */
 const REPLY_BYTES = 40
 const ADMITTED_BYTES = 16
+const BANNED_BYTES = 56
 
 /** A text field as a number; Lua prints an infinite wait as `inf`. */
 const field = (text: string): number => (text === 'inf' ? Number.POSITIVE_INFINITY : Number(text))
@@ -192,7 +221,11 @@ export function parseAllReply(reply: unknown, items: readonly ConsumeItem[]): Re
     let at = count
     for (let i = 0; i < count; i++) {
       const size = reply[i]
-      if ((size !== ADMITTED_BYTES && size !== REPLY_BYTES) || at + size > reply.length) break
+      if (
+        (size !== ADMITTED_BYTES && size !== REPLY_BYTES && size !== BANNED_BYTES) ||
+        at + size > reply.length
+      )
+        break
       decisions[i] = binaryDecision(reply, at, size, items[i]!.algorithm)
       at += size
     }
@@ -221,7 +254,7 @@ function binaryDecision(reply: Buffer, at: number, size: number, algorithm: Algo
       source: 'redis',
     }
   }
-  return {
+  const decision: RedisDecision = {
     allowed: reply.readDoubleLE(at) === 1,
     limit: algorithm.limit,
     remaining: reply.readDoubleLE(at + 8),
@@ -231,15 +264,26 @@ function binaryDecision(reply: Buffer, at: number, size: number, algorithm: Algo
     policy: '',
     source: 'redis',
   }
+  if (size === BANNED_BYTES) banned(decision, reply.readDoubleLE(at + 40), reply.readDoubleLE(at + 48) === 1)
+  return decision
 }
 
-/** A text decision, `allowed remaining resetMs retryAfterMs delayMs`; throws on anything else. */
+/** Mark `decision` banned for `ms` (started by it when `now`). */
+function banned(decision: RedisDecision, ms: number, now: boolean): void {
+  decision.bannedMs = ms
+  if (now) decision.bannedNow = true
+}
+
+/**
+ * A text decision, `allowed remaining resetMs retryAfterMs delayMs` (and `bannedMs bannedNow` for a banned
+ * item); throws on anything else.
+ */
 function textDecision(reply: unknown, algorithm: Algorithm): RedisDecision {
   const fields = typeof reply === 'string' ? reply.split(' ') : []
-  if (fields.length !== 5 || fields.slice(1).some((f) => Number.isNaN(field(f)))) {
+  if ((fields.length !== 5 && fields.length !== 7) || fields.slice(1).some((f) => Number.isNaN(field(f)))) {
     throw new TypeError(`Unexpected reply from a Floodgate script: ${String(reply).slice(0, 80)}`)
   }
-  return {
+  const decision: RedisDecision = {
     allowed: fields[0] === '1',
     limit: algorithm.limit,
     remaining: field(fields[1]!),
@@ -249,4 +293,6 @@ function textDecision(reply: unknown, algorithm: Algorithm): RedisDecision {
     policy: '',
     source: 'redis',
   }
+  if (fields.length === 7) banned(decision, field(fields[5]!), fields[6] === '1')
+  return decision
 }
