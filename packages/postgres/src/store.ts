@@ -168,10 +168,20 @@ export class PostgresStore implements Store {
   }
 
   /**
+   * Lift the ban on `key` and forget the refusals counted toward one (its ban's row is deleted): every server
+   * sharing the database sees it at once. Rejects with a `PostgresStoreError` when PostgreSQL fails. Bans need
+   * migration 3 (`migrate()` again after upgrading).
+   */
+  async unban(key: string): Promise<void> {
+    const settled = await this.calls.unban(key)
+    if (settled instanceof CallFailure) throw this.failed('reset', settled, key)
+  }
+
+  /**
    * Decide several policies as one, in one statement (shared with the tick's other decisions, see `batch`):
    * every key's row is locked (in one order, so requests never deadlock), every item is peeked, and all are
    * consumed only when all would pass. A refused request spends nothing, and no other request sees anything
-   * spent in between.
+   * spent in between. Items with a `ban` are checked and counted in the same statement (see `Store.unban`).
    */
   consumeAll(items: readonly ConsumeItem[], now?: number): Promise<Decision[]> {
     if (items.length === 0) return Promise.resolve([])

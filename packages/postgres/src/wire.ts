@@ -136,6 +136,35 @@ export function consumeBatchValues(call: {
   ]
 }
 
+/**
+ * The values of a `floodgate_consume_banned` call: a batch's (see {@link consumeBatchValues}), then each item's
+ * ban as three numbers, `after withinMs forMs` (0 0 0 for an item without one), before the settings.
+ */
+export function consumeBannedValues(call: Parameters<typeof consumeBatchValues>[0]): unknown[] {
+  const values = consumeBatchValues(call)
+  const bans: number[] = new Array(call.count * 3)
+  for (let g = 0, at = 0; g < call.groups.length; g++) {
+    const items = call.groups[g]!.items
+    for (let i = 0; i < items.length; i++, at += 3) {
+      const ban = items[i]!.ban
+      bans[at] = ban?.after ?? 0
+      bans[at + 1] = ban?.withinMs ?? 0
+      bans[at + 2] = ban?.forMs ?? 0
+    }
+  }
+  values.splice(7, 0, bans)
+  return values
+}
+
+/** Whether any item of `groups` carries a ban: its statement then goes to `floodgate_consume_banned`. */
+export function hasBans(groups: readonly ItemGroup[]): boolean {
+  for (let g = 0; g < groups.length; g++) {
+    const items = groups[g]!.items
+    for (let i = 0; i < items.length; i++) if (items[i]!.ban !== undefined) return true
+  }
+  return false
+}
+
 const DECISION_COLUMNS = 'allowed, remaining, reset_ms, retry_after_ms, delay_ms'
 
 /** The store's statements for one location, each prepared once per connection (a named statement). */
@@ -143,6 +172,7 @@ export interface Statements {
   readonly decide: Pick<StoreQuery, 'name' | 'text'>
   readonly consumeAll: Pick<StoreQuery, 'name' | 'text'>
   readonly consumeBatch: Pick<StoreQuery, 'name' | 'text'>
+  readonly consumeBanned: Pick<StoreQuery, 'name' | 'text'>
   readonly reset: Pick<StoreQuery, 'name' | 'text'>
   readonly sweep: Pick<StoreQuery, 'name' | 'text'>
 }
@@ -163,6 +193,9 @@ export function statements(location: Location): Statements {
     consumeBatch: named(
       `SELECT ${DECISION_COLUMNS} FROM ${qualified(location, '_consume_batch')}(${placeholders(10)}) WITH ORDINALITY ORDER BY ordinality`,
     ),
+    consumeBanned: named(
+      `SELECT ${DECISION_COLUMNS}, banned_ms, banned_now FROM ${qualified(location, '_consume_banned')}(${placeholders(11)}) WITH ORDINALITY ORDER BY ordinality`,
+    ),
     reset: named(`SELECT FROM ${qualified(location, '_reset')}($1, $2, $3, $4)`),
     sweep: named(`SELECT ${qualified(location, '_sweep')}($1, $2) AS deleted`),
   }
@@ -182,13 +215,16 @@ export const TYPES: StoreQuery['types'] = {
   },
 }
 
-/** A decision from a row of `allowed, remaining, reset_ms, retry_after_ms, delay_ms`; throws on anything else. */
+/**
+ * A decision from a row of `allowed, remaining, reset_ms, retry_after_ms, delay_ms` (and `banned_ms, banned_now`
+ * from `floodgate_consume_banned`); throws on anything else.
+ */
 export function parseRow(row: unknown, algorithm: Algorithm): PostgresDecision {
   if (
     !Array.isArray(row) ||
-    row.length !== 5 ||
+    (row.length !== 5 && !(row.length === 7 && typeof row[6] === 'boolean')) ||
     typeof row[0] !== 'boolean' ||
-    row.slice(1).some((n) => typeof n !== 'number' || Number.isNaN(n))
+    row.slice(1, 6).some((n) => typeof n !== 'number' || Number.isNaN(n))
   ) {
     throw new TypeError(`Unexpected row from a Floodgate function: ${JSON.stringify(row)?.slice(0, 80)}`)
   }
@@ -199,7 +235,7 @@ export function parseRow(row: unknown, algorithm: Algorithm): PostgresDecision {
     number,
     number,
   ]
-  return {
+  const decision: PostgresDecision = {
     allowed,
     limit: algorithm.limit,
     remaining,
@@ -209,4 +245,9 @@ export function parseRow(row: unknown, algorithm: Algorithm): PostgresDecision {
     policy: '',
     source: 'postgres',
   }
+  if (row.length === 7 && (row[5] as number) > 0) {
+    decision.bannedMs = row[5] as number
+    if (row[6] === true) decision.bannedNow = true
+  }
+  return decision
 }

@@ -45,6 +45,7 @@ function everyDecisionBatched(store: PostgresStore): Store {
     peek: (algorithm, key, cost, now) => store.peek(algorithm, key, cost, now),
     refund: (algorithm, key, cost, now) => store.refund(algorithm, key, cost, now),
     reset: (algorithm, key) => store.reset(algorithm, key),
+    unban: (key) => store.unban(key),
     close: () => store.close(),
   }
 }

@@ -24,6 +24,7 @@ const SUFFIXES = [
   '_decide',
   '_consume_all',
   '_consume_batch',
+  '_consume_banned',
   '_reset',
   '_sweep',
 ] as const
