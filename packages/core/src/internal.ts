@@ -66,6 +66,7 @@ export {
   partitionOf,
   storeKey,
 } from './store-keys/store-key.js'
+export { anyBan, BAN_STATE_SIZE, bannedDecision, bannedFor, banTtl, countRefusal } from './stores/bans.js'
 export { PARAM_SLOTS, STEP_PARAMS, stepParams } from './stores/params.js'
 export {
   type FailureReportParts,
@@ -84,4 +85,3 @@ export {
   positiveInt,
   storeSchema,
 } from './validate.js'
-export { anyBan, BAN_STATE_SIZE, bannedDecision, bannedFor, banTtl, countRefusal } from './stores/bans.js'

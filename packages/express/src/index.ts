@@ -4,6 +4,7 @@ import {
   type RateLimitHandler,
   type RateLimitOptions,
   type RequestRateLimit,
+  type Unban,
   type UsageReport,
 } from '@floodgate/core'
 import { writeOutcome } from '@floodgate/core/internal'
@@ -15,6 +16,8 @@ export type {
   RateLimitOptions,
   RequestRateLimit,
   RequestSlowDown,
+  Unban,
+  UnbanOptions,
   Usage,
   UsageReport,
 } from '@floodgate/core'
@@ -82,8 +85,14 @@ export function rateLimit(options?: ExpressRateLimitOptions): RateLimitMiddlewar
     if (!(decided instanceof Promise)) return queueMicrotask(() => write(handler, decided, info, res, next))
     writeLater(handler, decided, info, res, next)
   }
-  return Object.assign(middleware, { usage: handler.usage })
+  return Object.assign(middleware, { usage: handler.usage, unban: handler.unban })
 }
 
-/** The middleware, with the usage report of its plans (`usage(apiKey)`, `resetUsage(apiKey)`) when it has `plans`. */
-export type RateLimitMiddleware = RequestHandler & { readonly usage: UsageReport | undefined }
+/**
+ * The middleware, with the usage report of its plans (`usage(apiKey)`, `resetUsage(apiKey)`) when it has `plans`,
+ * and `unban(key, { policy })`, which lifts a `ban` early on every server sharing the store.
+ */
+export type RateLimitMiddleware = RequestHandler & {
+  readonly usage: UsageReport | undefined
+  readonly unban: Unban
+}

@@ -7,6 +7,7 @@ import {
   type RateLimitOptions,
   type RequestInfo,
   type RequestRateLimit,
+  type Unban,
   type UsageReport,
 } from '@floodgate/core'
 import { encodeKeyPart, mergeRateLimitOptions, routeRateLimitOptions } from '@floodgate/core/internal'
@@ -25,6 +26,8 @@ export type {
   RateLimitOptions,
   RequestRateLimit,
   RequestSlowDown,
+  Unban,
+  UnbanOptions,
   Usage,
   UsageReport,
 } from '@floodgate/core'
@@ -61,9 +64,14 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     /** An `onRequest` hook that checks a limit of its own (over the plugin's options), for manual use. */
-    rateLimit(options?: RouteRateLimitOptions): onRequestHookHandler
+    rateLimit(options?: RouteRateLimitOptions): onRequestHookHandler & { readonly unban: Unban }
     /** The usage report of the plugin's `plans` (`usage(apiKey)`, `resetUsage(apiKey)`), when it has plans. */
     rateLimitUsage: UsageReport | undefined
+    /**
+     * Lift a `ban` early, on every server sharing the store: in the plugin's app-wide limit and in every
+     * route's own limit (`config.rateLimit`) that has a ban. `unban('203.0.113.7')`, `unban(userId, { policy })`.
+     */
+    unban: Unban
   }
 }
 
@@ -177,9 +185,26 @@ const plugin: FastifyPluginAsync<FastifyRateLimitOptions> = async (fastify, opts
   }
 
   if (!fastify.hasDecorator('rateLimit')) {
-    fastify.decorate('rateLimit', (route: RouteRateLimitOptions = {}) =>
-      onRequest(createRateLimitHandler(mergeRateLimitOptions(base, route)), trust),
-    )
+    fastify.decorate('rateLimit', (route: RouteRateLimitOptions = {}) => {
+      const handler = createRateLimitHandler(mergeRateLimitOptions(base, route))
+      return Object.assign(onRequest(handler, trust), { unban: handler.unban })
+    })
+  }
+  // The limits with a ban, the app-wide one first: the instance's `unban` lifts a ban in any of them.
+  const banning: RateLimitHandler<FastifyRequest>[] = []
+  const banned = (handler: RateLimitHandler<FastifyRequest>) => {
+    if (handler.bans) banning.push(handler)
+    return handler
+  }
+  if (global) banned(appHandler)
+  if (!fastify.hasDecorator('unban')) {
+    fastify.decorate('unban', (async (key, options) => {
+      const lifted = await Promise.allSettled(
+        (banning.length > 0 ? banning : [appHandler]).map((h) => h.unban(key, options)),
+      )
+      if (lifted.some((result) => result.status === 'fulfilled')) return
+      throw (lifted[0] as PromiseRejectedResult).reason
+    }) as Unban)
   }
   if (!fastify.hasRequestDecorator('rateLimit')) fastify.decorateRequest('rateLimit', null)
   if (!fastify.hasDecorator('rateLimitUsage')) fastify.decorate('rateLimitUsage', appHandler.usage)
@@ -194,20 +219,22 @@ const plugin: FastifyPluginAsync<FastifyRateLimitOptions> = async (fastify, opts
     const methods = [...new Set([route.method].flat().map((m) => (m === 'HEAD' ? 'GET' : m)))]
     const handler = !config
       ? appHandler
-      : base.tiers
-        ? createRateLimitHandler(
-            routeRateLimitOptions(
-              base,
-              config,
-              methods.map((m) => `${m} ${route.url}`),
-            ),
-          )
-        : createRateLimitHandler(
-            mergeRateLimitOptions(base, {
-              prefix: encodeKeyPart(`${routeScope}${methods.join(',')} ${route.url}`),
-              ...config,
-            }),
-          )
+      : banned(
+          base.tiers
+            ? createRateLimitHandler(
+                routeRateLimitOptions(
+                  base,
+                  config,
+                  methods.map((m) => `${m} ${route.url}`),
+                ),
+              )
+            : createRateLimitHandler(
+                mergeRateLimitOptions(base, {
+                  prefix: encodeKeyPart(`${routeScope}${methods.join(',')} ${route.url}`),
+                  ...config,
+                }),
+              ),
+        )
     const hooks = route.onRequest
     route.onRequest = [
       onRequest(handler, trust, route.url),

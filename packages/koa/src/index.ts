@@ -4,6 +4,7 @@ import {
   RateLimitConfigError,
   type RateLimitOptions,
   type RequestRateLimit,
+  type Unban,
   type UsageReport,
 } from '@floodgate/core'
 import { writeOutcome } from '@floodgate/core/internal'
@@ -16,6 +17,8 @@ export type {
   RateLimitOptions,
   RequestRateLimit,
   RequestSlowDown,
+  Unban,
+  UnbanOptions,
   Usage,
   UsageReport,
 } from '@floodgate/core'
@@ -98,8 +101,14 @@ export function rateLimit(options: KoaRateLimitOptions = {}): RateLimitMiddlewar
     if (decided instanceof Promise) return proceedLater(ctx, next, info, decided)
     return proceed(ctx, next, info, decided)
   }
-  return Object.assign(floodgate, { usage: handler.usage })
+  return Object.assign(floodgate, { usage: handler.usage, unban: handler.unban })
 }
 
-/** The middleware, with the usage report of its plans (`usage(apiKey)`, `resetUsage(apiKey)`) when it has `plans`. */
-export type RateLimitMiddleware = Middleware & { readonly usage: UsageReport | undefined }
+/**
+ * The middleware, with the usage report of its plans (`usage(apiKey)`, `resetUsage(apiKey)`) when it has `plans`,
+ * and `unban(key, { policy })`, which lifts a `ban` early on every server sharing the store.
+ */
+export type RateLimitMiddleware = Middleware & {
+  readonly usage: UsageReport | undefined
+  readonly unban: Unban
+}

@@ -1,12 +1,12 @@
 import type { Algorithm, ConsumeItem, Decision, Store } from '@floodgate/core'
 import {
+  bannedDecision,
   CallFailure,
   Circuit,
   consumeInGroups,
   createStoreMetrics,
   DEFAULT_STORE_TIMEOUT_MS,
   type Deadlines,
-  bannedDecision,
   failureReporter,
   readSettled,
   type StoreMetrics,
@@ -195,7 +195,10 @@ export class RedisStore implements Store {
       )
       if (ms > 0) {
         this.metrics?.blockCacheHit()
-        const decision: RedisDecision = { ...bannedDecision(item.algorithm, ms, false), source: 'block-cache' }
+        const decision: RedisDecision = {
+          ...bannedDecision(item.algorithm, ms, false),
+          source: 'block-cache',
+        }
         return Promise.resolve([decision])
       }
     }

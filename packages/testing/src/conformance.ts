@@ -283,7 +283,12 @@ export function testStore<S extends Store>(options: StoreUnderTest<S>): void {
         if (!store.unban) return
         expect(store.consumeAll, 'a store that keeps bans decides them in consumeAll').toBeTypeOf('function')
         const t = nextDay()
-        const item: ConsumeItem = { algorithm: quota(), key: uniqueKey('ban'), cost: 1, ban: banOf(3, 10_000, 60_000) }
+        const item: ConsumeItem = {
+          algorithm: quota(),
+          key: uniqueKey('ban'),
+          cost: 1,
+          ban: banOf(3, 10_000, 60_000),
+        }
         expect(await one(item, at(t))).toMatchObject({ allowed: true })
         expect(await one(item, at(t))).toMatchObject({ allowed: true })
         const first = await one(item, at(t + 1))
@@ -297,7 +302,12 @@ export function testStore<S extends Store>(options: StoreUnderTest<S>): void {
         if (time === 'given') {
           expect(third).toMatchObject({ bannedMs: 60_000, retryAfterMs: 60_000, resetMs: 60_000 })
           const later = await one(item, at(t + 1003))
-          expect(later).toMatchObject({ allowed: false, bannedMs: 59_000, retryAfterMs: 59_000, remaining: 0 })
+          expect(later).toMatchObject({
+            allowed: false,
+            bannedMs: 59_000,
+            retryAfterMs: 59_000,
+            remaining: 0,
+          })
           expect(later.bannedNow ?? false).toBe(false)
           // Over: refused by its quota alone, which counts again from one.
           const after = await one(item, at(t + 3 + 60_000))
@@ -314,7 +324,12 @@ export function testStore<S extends Store>(options: StoreUnderTest<S>): void {
         it('refusals further apart than `within` start the count again', async () => {
           if (!store.unban) return
           const t = nextDay()
-          const item: ConsumeItem = { algorithm: quota(), key: uniqueKey('ban-within'), cost: 1, ban: banOf(2, 1000, 5000) }
+          const item: ConsumeItem = {
+            algorithm: quota(),
+            key: uniqueKey('ban-within'),
+            cost: 1,
+            ban: banOf(2, 1000, 5000),
+          }
           await spent(item, t)
           expect(banned(await one(item, t + 1))).toBe(false)
           expect(banned(await one(item, t + 1001))).toBe(false) // the window ran: this one is the first again

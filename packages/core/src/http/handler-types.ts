@@ -43,6 +43,8 @@ export interface RateLimitHandler<N = any> {
    * identifier no policy with a `ban` keys on (and on a limiter without bans).
    */
   readonly unban: Unban
+  /** Whether a policy has a `ban` (adapters gather such limiters for an app-wide `unban`). */
+  readonly bans: boolean
   /** Raise a misconfiguration warning the adapter detected (once per process, unless turned off). */
   warn(name: WarningName, message: string): void
   /** The store the policies live in. */

@@ -174,6 +174,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     },
     writeFailed: respond.writeFailed,
     usage: resolver ? compileUsageReport<N>({ store, sets, resolver, clock }) : undefined,
+    bans: sets.banned.length > 0,
     unban: compileUnban({
       stores: sets.banned.length === 0 ? [] : fallback ? [store, fallback] : [store],
       policies: sets.banned,
@@ -191,6 +192,11 @@ function checkBans(store: Store, fallback: Store | undefined): void {
     throw new RateLimitConfigError('ERR_FLOODGATE_INVALID_OPTION', 'rateLimit.store', store, expected)
   }
   if (fallback && (typeof fallback.unban !== 'function' || typeof fallback.consumeAll !== 'function')) {
-    throw new RateLimitConfigError('ERR_FLOODGATE_INVALID_OPTION', 'rateLimit.failMode.fallback', fallback, expected)
+    throw new RateLimitConfigError(
+      'ERR_FLOODGATE_INVALID_OPTION',
+      'rateLimit.failMode.fallback',
+      fallback,
+      expected,
+    )
   }
 }

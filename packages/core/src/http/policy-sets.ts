@@ -131,7 +131,9 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
     algorithms: [...new Set(all.flatMap((set) => set.policies.map((p) => p.algorithm)))],
     banned: [
       ...new Map(
-        all.flatMap((set) => set.policies.filter((p) => p.ban !== undefined).map((p) => [p.scope, p] as const)),
+        all.flatMap((set) =>
+          set.policies.filter((p) => p.ban !== undefined).map((p) => [p.scope, p] as const),
+        ),
       ).values(),
     ],
   }

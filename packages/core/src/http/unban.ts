@@ -89,7 +89,12 @@ function storeKeysOf(policy: Policy, id: unknown, ipv6Subnet: number): string[] 
   const primary = keyer(facts, policy.scope)
   if (primary !== undefined) keys.push(primary)
   if (fallback !== undefined && facts.ip === undefined) {
-    const byAddress: KeyFacts = { ...facts, ip: fallback, user: undefined, values: facts.values.map(() => undefined) }
+    const byAddress: KeyFacts = {
+      ...facts,
+      ip: fallback,
+      user: undefined,
+      values: facts.values.map(() => undefined),
+    }
     const key = keyer(byAddress, policy.scope)
     if (key !== undefined && !keys.includes(key)) keys.push(key)
   }

@@ -120,7 +120,11 @@ describe('bans', () => {
         },
       ],
     })
-    const alice: RequestInfo<any> = { ...requestFrom('192.0.2.1'), route: '/export', native: { user: 'alice' } }
+    const alice: RequestInfo<any> = {
+      ...requestFrom('192.0.2.1'),
+      route: '/export',
+      native: { user: 'alice' },
+    }
     expect((await decide(handler, alice)).kind).toBe('pass')
     expect((await decide(handler, alice)).status).toBe(429)
     expect((await decide(handler, alice)).status).toBe(403)
@@ -147,12 +151,21 @@ describe('bans', () => {
   })
 
   it('the answer follows `format`', async () => {
-    const { handler } = banning({ limit: 1, format: 'problem+json', ban: { after: 1, within: '1m', for: '30s' } })
+    const { handler } = banning({
+      limit: 1,
+      format: 'problem+json',
+      ban: { after: 1, within: '1m', for: '30s' },
+    })
     const ip = requestFrom('198.51.100.4')
     await decide(handler, ip)
     const banned = await decide(handler, ip)
     expect(banned.contentType).toBe('application/problem+json')
-    expect(JSON.parse(banned.body!)).toMatchObject({ title: 'Forbidden', status: 403, retryAfter: 30, policy: 'ip' })
+    expect(JSON.parse(banned.body!)).toMatchObject({
+      title: 'Forbidden',
+      status: 403,
+      retryAfter: 30,
+      policy: 'ip',
+    })
   })
 
   it('options are checked at creation: after, within, for, a store that keeps bans', () => {
@@ -164,21 +177,40 @@ describe('bans', () => {
     bad({ after: 3, within: '1m' }, /ban\.for/)
     bad({ after: 3, within: '1m', for: '1h', extra: 1 }, /ban/)
     expect(() =>
-      createRateLimitHandler({ limits: [{ algorithm: fixedWindow({ limit: 1, window: '1m' }) }], ban: { after: 1, within: '1m', for: '1m' } }),
+      createRateLimitHandler({
+        limits: [{ algorithm: fixedWindow({ limit: 1, window: '1m' }) }],
+        ban: { after: 1, within: '1m', for: '1m' },
+      }),
     ).toThrow(/rateLimit\.ban.*left out when `limits` is given/)
     const plain: Store = {
-      consume: () => ({ allowed: true, limit: 1, remaining: 1, resetMs: 0, retryAfterMs: 0, delayMs: 0, policy: '' }),
-      peek: () => ({ allowed: true, limit: 1, remaining: 1, resetMs: 0, retryAfterMs: 0, delayMs: 0, policy: '' }),
+      consume: () => ({
+        allowed: true,
+        limit: 1,
+        remaining: 1,
+        resetMs: 0,
+        retryAfterMs: 0,
+        delayMs: 0,
+        policy: '',
+      }),
+      peek: () => ({
+        allowed: true,
+        limit: 1,
+        remaining: 1,
+        resetMs: 0,
+        retryAfterMs: 0,
+        delayMs: 0,
+        policy: '',
+      }),
       refund: () => {},
       reset: () => {},
       close: () => {},
     }
-    expect(() => createRateLimitHandler({ store: plain, ban: { after: 1, within: '1m', for: '1m' } })).toThrow(
-      RateLimitConfigError,
-    )
-    expect(() => createRateLimitHandler({ store: plain, ban: { after: 1, within: '1m', for: '1m' } })).toThrow(
-      /rateLimit\.store.*keeps bans/,
-    )
+    expect(() =>
+      createRateLimitHandler({ store: plain, ban: { after: 1, within: '1m', for: '1m' } }),
+    ).toThrow(RateLimitConfigError)
+    expect(() =>
+      createRateLimitHandler({ store: plain, ban: { after: 1, within: '1m', for: '1m' } }),
+    ).toThrow(/rateLimit\.store.*keeps bans/)
     expect(() => createRateLimitHandler({ store: plain })).not.toThrow()
   })
 })

@@ -43,7 +43,8 @@ const RANGE_EXPECTED = "an IP address or CIDR range like '10.0.0.0/8' or '2001:d
 const PREFIX_EXPECTED = 'a string without |, { or }'
 const WARNINGS_EXPECTED = `true, false, or an object turning warnings off by name (${Object.keys(WARNINGS).join(', ')})`
 
-const BAN_EXPECTED = "{ after, within, for }: after a whole number of refusals >= 1, within and for durations like '1m'"
+const BAN_EXPECTED =
+  "{ after, within, for }: after a whole number of refusals >= 1, within and for durations like '1m'"
 const banSchema = z.strictObject(
   {
     after: positiveInt('a whole number of refusals >= 1'),
@@ -242,7 +243,14 @@ export const rateLimitOptionsSchema = z
       })
       return
     }
-    if (o.ban && !o.limits && (o.tiers || o.plans) && o.limit === undefined && o.window === undefined && !o.algorithm) {
+    if (
+      o.ban &&
+      !o.limits &&
+      (o.tiers || o.plans) &&
+      o.limit === undefined &&
+      o.window === undefined &&
+      !o.algorithm
+    ) {
       ctx.addIssue({
         code: 'custom',
         path: ['ban'],

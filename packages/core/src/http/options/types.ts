@@ -3,9 +3,9 @@ import type { FailMode } from '../../failure-policy.js'
 import type { MetricsSink } from '../../metrics/sink.js'
 import type { Algorithm, Awaitable, Clock, Store } from '../../types.js'
 import type { KeySpec } from '../key-spec.js'
+import type { Outcome } from '../outcome.js'
 import type { RequestInfo } from '../request-info.js'
 import type { PlanAndTierOptions } from './plan-options.js'
-import type { Outcome } from '../outcome.js'
 import type {
   BanOptions,
   CostOption,
