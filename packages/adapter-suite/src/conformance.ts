@@ -1,6 +1,7 @@
 import type { StoreFactory } from '@floodgate/test-harness'
 import { describe } from 'vitest'
 import { suiteContext } from './harness.js'
+import { bans } from './scenarios/bans.js'
 import { clientAddresses } from './scenarios/client-addresses.js'
 import { denials } from './scenarios/denials.js'
 import { headers } from './scenarios/headers.js'
@@ -35,6 +36,7 @@ export function describeAdapterConformance(
       routes,
       clientAddresses,
       denials,
+      bans,
       requestOptions,
       refunds,
       shaping,

@@ -30,6 +30,7 @@ function watched(store: Store): WatchedStore {
   if (store.consumeAll)
     wrapper.consumeAll = (items: readonly ConsumeItem[], now?: number) => store.consumeAll!(items, now)
   if (store.answerWithin) wrapper.answerWithin = (ms: number) => store.answerWithin!(ms)
+  if (store.unban) wrapper.unban = (key: string) => store.unban!(key)
   return wrapper
 }
 

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import type { LoadShedder, PriorityQueue, SlowDown, UsageReport } from '@floodgate/core'
+import type { LoadShedder, PriorityQueue, SlowDown, Unban, UsageReport } from '@floodgate/core'
 
 /**
  * One route of a test app. Every route answers `{ ok: true }` with `status` (200 by default), and
@@ -86,6 +86,8 @@ export interface AdapterApp {
   gates: AppGates
   /** The usage report of the app-wide limiter, when it has `plans` (each adapter's own way of giving it). */
   usage: UsageReport | undefined
+  /** The app-wide limiter's `unban` (the middleware's; on Fastify the instance's), when it has one. */
+  unban: Unban | undefined
 }
 
 /** What the suite needs from an adapter: build an app, send it requests (supertest, `fastify.inject`, ...). */

@@ -41,7 +41,7 @@ function createApp(framework: typeof express, setup: AdapterAppSetup): AdapterAp
     app[method](route.path, ...handlers)
   }
   const server = app.listen(0, '127.0.0.1')
-  return servedApp(server, gates, limiter?.usage)
+  return servedApp(server, gates, limiter?.usage, limiter?.unban)
 }
 
 /** A middleware that goes on, whose sub-router stack throws when read: Express never reads it, the lookup does. */

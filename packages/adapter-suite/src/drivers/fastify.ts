@@ -58,6 +58,7 @@ export const fastifyDriver: AdapterDriver = {
         slowDown: degradation?.slowDown ? app.slowDown : undefined,
       },
       usage: app.rateLimitUsage,
+      unban: app.unban,
     }
   },
 }

@@ -48,7 +48,7 @@ function createApp(Framework: typeof Koa, setup: AdapterAppSetup): AdapterApp {
   }
   app.use(router.routes())
   const server = app.listen(0, '127.0.0.1')
-  return servedApp(server, gates, limiter?.usage)
+  return servedApp(server, gates, limiter?.usage, limiter?.unban)
 }
 
 /** A middleware that goes on, marked as a router's (as @koa/router marks its own) whose `match` throws. */

@@ -1,11 +1,16 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { UsageReport } from '@floodgate/core'
+import type { Unban, UsageReport } from '@floodgate/core'
 import request from 'supertest'
 import type { AdapterApp, AppGates } from '../types.js'
 
 /** A test app over a Node HTTP server bound to 127.0.0.1: requests go through real HTTP (supertest). */
-export function servedApp(server: Server, gates: AppGates, usage: UsageReport | undefined): AdapterApp {
+export function servedApp(
+  server: Server,
+  gates: AppGates,
+  usage: UsageReport | undefined,
+  unban?: Unban,
+): AdapterApp {
   return {
     async request({ method = 'GET', path, headers = {} }) {
       const res = await request(server)[method.toLowerCase() as 'get'](path).set(headers)
@@ -18,5 +23,6 @@ export function servedApp(server: Server, gates: AppGates, usage: UsageReport | 
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
     gates,
     usage,
+    unban,
   }
 }
