@@ -131,12 +131,14 @@ export function decideOnStore(
   order: readonly number[] | undefined,
   now: number | undefined,
 ): Awaitable<Decision | Decision[]> {
-  if (items.length === 1 && items[0]!.ban === undefined) {
+  if (items.length === 1) {
     const item = items[0]!
     const decided =
       item.cost === 0
         ? store.peek(item.algorithm, item.key, 0, now)
-        : store.consume(item.algorithm, item.key, item.cost, now)
+        : item.ban === undefined
+          ? store.consume(item.algorithm, item.key, item.cost, now)
+          : firstOf(store.consumeAll!(items, now))
     return boundOne(store, item, decided, now)
   }
   const decided = decideMany(store, items, order, now)
@@ -144,6 +146,11 @@ export function decideOnStore(
   return decided instanceof Promise
     ? decided.then((ds) => boundDelays(store, items, ds, now))
     : boundDelays(store, items, decided, now)
+}
+
+/** The one decision of a lone item's `consumeAll`. */
+function firstOf(decided: Awaitable<Decision[]>): Awaitable<Decision> {
+  return decided instanceof Promise ? decided.then((ds) => ds[0]!) : decided[0]!
 }
 
 /** Whether every item costs something (none is a free peek): the common case, decided with no reordering. */

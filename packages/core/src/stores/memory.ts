@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { cachedClock } from '../clocks/cached-clock.js'
-import type { Algorithm, Clock, ConsumeItem, Decision, Store } from '../types.js'
+import type { Algorithm, BanRule, Clock, ConsumeItem, Decision, Store } from '../types.js'
 import { parseOptions, positiveInt } from '../validate.js'
 import { anyBan, BAN_STATE_SIZE, bannedDecision, bannedFor, banTtl, countRefusal } from './bans.js'
 import { SlabTable } from './slab-table.js'
@@ -120,6 +120,14 @@ export class MemoryStore implements Store {
    * is counted toward each refusing item's ban, the `after`-th banning its key.
    */
   private consumeBanned(items: readonly ConsumeItem[], now: number): Decision[] {
+    if (items.length === 1) {
+      // One policy: its ban looked up, then a plain consume (a refused consume changes nothing).
+      const { algorithm, key, cost, ban } = items[0]!
+      const state = this.bans.size === 0 ? undefined : this.bans.get(key)
+      if (state !== undefined && state[0]! > now) return [bannedDecision(algorithm, state[0]! - now, false)]
+      const decision = this.consume(algorithm, key, cost, now)
+      return [decision.allowed ? decision : this.counted(items[0]!, decision, ban!, now)]
+    }
     let banned = false
     for (let i = 0; i < items.length && !banned; i++)
       banned = items[i]!.ban !== undefined && bannedFor(this.bans.get(items[i]!.key), now) > 0
@@ -133,14 +141,20 @@ export class MemoryStore implements Store {
     }
     const decisions = this.decideAll(items, now)
     for (let i = 0; i < items.length; i++) {
-      const { ban, key, algorithm } = items[i]!
-      if (ban === undefined || decisions[i]!.allowed) continue
-      let state = this.bans.get(key)
-      if (state === undefined) state = this.newBan(key, now)
-      if (countRefusal(state, ban, now)) decisions[i] = bannedDecision(algorithm, ban.forMs, true)
-      state[BAN_STATE_SIZE] = now + banTtl(state, ban, now)
+      const { ban } = items[i]!
+      if (ban !== undefined && !decisions[i]!.allowed)
+        decisions[i] = this.counted(items[i]!, decisions[i]!, ban, now)
     }
     return decisions
+  }
+
+  /** Count the refusal `decision` of `item` toward its ban: the decision, or the ban's when this one starts it. */
+  private counted(item: ConsumeItem, decision: Decision, ban: BanRule, now: number): Decision {
+    let state = this.bans.get(item.key)
+    if (state === undefined) state = this.newBan(item.key, now)
+    const started = countRefusal(state, ban, now)
+    state[BAN_STATE_SIZE] = now + banTtl(state, ban, now)
+    return started ? bannedDecision(item.algorithm, ban.forMs, true) : decision
   }
 
   /** A fresh ban state for `key`, kept: at most `maxKeys` of them, ended ones dropped first, then the oldest. */
