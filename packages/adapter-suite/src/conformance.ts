@@ -3,6 +3,7 @@ import { describe } from 'vitest'
 import { suiteContext } from './harness.js'
 import { bans } from './scenarios/bans.js'
 import { clientAddresses } from './scenarios/client-addresses.js'
+import { concurrencyLimits } from './scenarios/concurrency.js'
 import { denials } from './scenarios/denials.js'
 import { headers } from './scenarios/headers.js'
 import { layeredLimits } from './scenarios/layered-limits.js'
@@ -43,6 +44,7 @@ export function describeAdapterConformance(
       storeDown,
       readingLimits,
       slowDown,
+      concurrencyLimits,
     ]) {
       scenarios(context)
     }

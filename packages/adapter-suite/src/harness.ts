@@ -13,11 +13,14 @@ export const fwd = (ip: string) => ({ 'X-Forwarded-For': ip })
 /** A store that records refunds, so tests can wait for the ones made when a response finished. */
 export interface WatchedStore extends Store {
   refunds: number
+  /** Leases given back (`release`, a `concurrency` policy's units). */
+  releases: number
 }
 
 function watched(store: Store): WatchedStore {
   const wrapper: WatchedStore = {
     refunds: 0,
+    releases: 0,
     consume: (a, k, c, now) => store.consume(a, k, c, now),
     peek: (a, k, c, now) => store.peek(a, k, c, now),
     async refund(a, k, c, now) {
@@ -29,6 +32,12 @@ function watched(store: Store): WatchedStore {
   }
   if (store.consumeAll)
     wrapper.consumeAll = (items: readonly ConsumeItem[], now?: number) => store.consumeAll!(items, now)
+  if (store.release) {
+    wrapper.release = async (a, k, lease, now) => {
+      await store.release!(a, k, lease, now)
+      wrapper.releases++
+    }
+  }
   if (store.answerWithin) wrapper.answerWithin = (ms: number) => store.answerWithin!(ms)
   if (store.unban) wrapper.unban = (key: string) => store.unban!(key)
   return wrapper

@@ -24,6 +24,12 @@ export interface Decision {
   /** The name of the policy that made this decision. */
   policy: string
   /**
+   * Set on an allowed decision of a `concurrency` policy only: the id of the units this request now holds.
+   * Give them back with the store's `release` (or the limiter's) when the request ends; a lease is given back
+   * once, and a lease that already expired frees nothing.
+   */
+  lease?: string
+  /**
    * Set only for an item with a `ban` ({@link ConsumeItem.ban}) whose key is banned: ms until the ban ends. The
    * decision is then a refusal (`allowed: false`, `remaining: 0`, `retryAfterMs` and `resetMs` equal to it)
    * and nothing was consumed. Absent (or 0) when the key is not banned.
@@ -58,6 +64,7 @@ export type AlgorithmKind =
   | 'leaky-bucket'
   | 'gcra'
   | 'calendar-quota'
+  | 'concurrency'
 
 /**
  * A rate-limiting algorithm: a small pure state machine.
@@ -89,6 +96,11 @@ export interface Algorithm {
   peek(state: Float64Array, at: number, now: number, cost: number): Decision
   /** Give `cost` units back (never below an empty count). */
   refund(state: Float64Array, at: number, now: number, cost: number): void
+  /**
+   * Give back the units of `lease` (an allowed decision's `lease`), if they are still held: an algorithm
+   * whose units have identities has it (`concurrency`). A lease already given back or expired frees nothing.
+   */
+  release?(state: Float64Array, at: number, now: number, lease: string): void
   /** When the state becomes equal to the fresh state (all zeros), in ms; 0 when it already is. */
   expiresAt(state: Float64Array, at: number): number
 }
@@ -127,6 +139,13 @@ export interface Store {
   peek(algorithm: Algorithm, key: string, cost: number, now?: number): Awaitable<Decision>
   refund(algorithm: Algorithm, key: string, cost: number, now?: number): Awaitable<void>
   reset(algorithm: Algorithm, key: string): Awaitable<void>
+  /**
+   * Give back the units an allowed decision holds, by its `lease` (`concurrency`): exactly those units, once.
+   * A lease already given back, or whose units expired (their holder crashed, say), frees nothing, even when
+   * another request holds units of the same key now. Optional: a store without it cannot run `concurrency`
+   * (the limiter and the middleware refuse such a policy at creation).
+   */
+  release?(algorithm: Algorithm, key: string, lease: string, now?: number): Awaitable<void>
   /**
    * Lift the ban on a store key (the key of an item with a `ban`) and forget the refusals counted toward one.
    * Optional: a store that has it keeps bans, and its `consumeAll` honours every item's {@link ConsumeItem.ban}

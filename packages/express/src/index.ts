@@ -1,13 +1,5 @@
-import {
-  createRateLimitHandler,
-  type Outcome,
-  type RateLimitHandler,
-  type RateLimitOptions,
-  type RequestRateLimit,
-  type Unban,
-  type UsageReport,
-} from '@floodgate/core'
-import { writeOutcome } from '@floodgate/core/internal'
+import type { Outcome, RateLimitOptions, RequestRateLimit, Unban, UsageReport } from '@floodgate/core'
+import { createRateLimitHandler, type RateLimitHandler, writeOutcome } from '@floodgate/core/internal'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { ExpressRequestInfo } from './request-info.js'
 
@@ -17,7 +9,6 @@ export type {
   RequestRateLimit,
   RequestSlowDown,
   Unban,
-  UnbanOptions,
   Usage,
   UsageReport,
 } from '@floodgate/core'

@@ -1,16 +1,20 @@
 import {
-  createRateLimitHandler,
   MemoryStore,
   type Outcome,
-  type ProxyTrust,
-  type RateLimitHandler,
   type RateLimitOptions,
   type RequestInfo,
   type RequestRateLimit,
   type Unban,
   type UsageReport,
 } from '@floodgate/core'
-import { encodeKeyPart, mergeRateLimitOptions, routeRateLimitOptions } from '@floodgate/core/internal'
+import {
+  createRateLimitHandler,
+  encodeKeyPart,
+  mergeRateLimitOptions,
+  type ProxyTrust,
+  type RateLimitHandler,
+  routeRateLimitOptions,
+} from '@floodgate/core/internal'
 import type {
   FastifyInstance,
   FastifyPluginAsync,
@@ -27,7 +31,6 @@ export type {
   RequestRateLimit,
   RequestSlowDown,
   Unban,
-  UnbanOptions,
   Usage,
   UsageReport,
 } from '@floodgate/core'

@@ -1,5 +1,4 @@
 import {
-  createRateLimitHandler,
   type Outcome,
   RateLimitConfigError,
   type RateLimitOptions,
@@ -7,7 +6,7 @@ import {
   type Unban,
   type UsageReport,
 } from '@floodgate/core'
-import { writeOutcome } from '@floodgate/core/internal'
+import { createRateLimitHandler, writeOutcome } from '@floodgate/core/internal'
 import type { Context, Middleware, Next } from 'koa'
 import { KoaRequestInfo } from './request-info.js'
 import type { MatchingRouter } from './route-pattern.js'
@@ -18,7 +17,6 @@ export type {
   RequestRateLimit,
   RequestSlowDown,
   Unban,
-  UnbanOptions,
   Usage,
   UsageReport,
 } from '@floodgate/core'

@@ -12,7 +12,7 @@ import { tableSql } from './sql/table.js'
 import { schemaName, tableName } from './validate.js'
 
 /** Which migration the SQL is; the table's comment says which one made it. */
-export const MIGRATION_VERSION = 3
+export const MIGRATION_VERSION = 4
 
 /** Options of {@link migrationSql} and {@link migrate}. */
 export interface MigrationOptions {

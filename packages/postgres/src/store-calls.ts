@@ -1,5 +1,5 @@
-import type { Algorithm, ConsumeItem, StoreOperation } from '@floodgate/core'
-import type { Deadlines, Settled, StoreMetrics } from '@floodgate/core/internal'
+import type { Algorithm, ConsumeItem } from '@floodgate/core'
+import type { Deadlines, Settled, StoreMetrics, StoreOperation } from '@floodgate/core/internal'
 import type { PostgresPool } from './options.js'
 import { QueryRunner } from './query-runner.js'
 import { BAN_ROW } from './sql/consume-banned.js'
@@ -61,7 +61,9 @@ export class StoreCalls {
       params: this.paramsOf(algorithm),
       settings: this.settings,
     })
-    return this.timed(operation, this.runner.run(this.statements.decide, values))
+    // A release is timed as a refund: both give units back.
+    const timing = operation === 'release' ? 'refund' : operation
+    return this.timed(timing, this.runner.run(this.statements.decide, values))
   }
 
   /** The consume-all function: settles with a row per item, in the items' order. */
@@ -82,7 +84,7 @@ export class StoreCalls {
    */
   groups(groups: readonly ItemGroup[], count: number): Promise<Settled> {
     if (hasBans(groups)) {
-      // Bans are checked and counted in the same statement as the decisions (migration 3's function).
+      // Bans are checked and counted in the same statement as the decisions (migration 4.s function).
       const values = consumeBannedValues({
         groups,
         count,

@@ -161,6 +161,22 @@ export class PostgresStore implements Store {
     })
   }
 
+  /**
+   * Give back the units of `lease` (a `concurrency` decision's), in one statement on the key's locked row:
+   * exactly that lease's units, if still held, whichever server asks; a lease released twice, or after it
+   * expired, frees nothing. Rejects with a `PostgresStoreError` when PostgreSQL cannot take it (reported to
+   * `onError`); the lease then expires.
+   */
+  release(algorithm: Algorithm, key: string, lease: string, now?: number): Promise<void> {
+    const number = Number(lease)
+    if (algorithm.kind !== 'concurrency' || !/^\d{1,16}$/.test(lease) || !Number.isSafeInteger(number))
+      return Promise.resolve() // not one of ours
+    if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
+    return this.calls.decide('release', algorithm, key, number, now).then((settled) => {
+      if (settled instanceof CallFailure) throw this.failed('refund', settled, key)
+    })
+  }
+
   /** Forget `key`. Rejects with a `PostgresStoreError` when PostgreSQL fails. */
   async reset(algorithm: Algorithm, key: string): Promise<void> {
     const settled = await this.calls.reset(algorithm, key)
@@ -170,7 +186,7 @@ export class PostgresStore implements Store {
   /**
    * Lift the ban on `key` and forget the refusals counted toward one (its ban's row is deleted): every server
    * sharing the database sees it at once. Rejects with a `PostgresStoreError` when PostgreSQL fails. Bans need
-   * migration 3 (`migrate()` again after upgrading).
+   * migration 4 (`migrate()` again after upgrading).
    */
   async unban(key: string): Promise<void> {
     const settled = await this.calls.unban(key)

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import type { Algorithm, ConsumeItem, Decision, FailSource } from '@floodgate/core'
+import type { Algorithm, ConsumeItem, Decision } from '@floodgate/core'
+import type { FailSource } from '@floodgate/core/internal'
 import { PARAM_SLOTS, stepParams } from '@floodgate/core/internal'
 import type { StoreQuery } from './options.js'
 import { type Location, qualified } from './sql/location.js'
@@ -14,8 +15,8 @@ export interface PostgresDecision extends Decision {
 }
 
 /** The operations of a one-key decision, as the SQL spells them. */
-export type Operation = 'consume' | 'peek' | 'refund'
-export const OPS: Record<Operation, string> = { consume: 'c', peek: 'p', refund: 'r' }
+export type Operation = 'consume' | 'peek' | 'refund' | 'release'
+export const OPS: Record<Operation, string> = { consume: 'c', peek: 'p', refund: 'r', release: 'l' }
 
 /**
  * An algorithm's parameters for its step function, in core's one order for every store, `null` in unused
@@ -165,7 +166,9 @@ export function hasBans(groups: readonly ItemGroup[]): boolean {
   return false
 }
 
-const DECISION_COLUMNS = 'allowed, remaining, reset_ms, retry_after_ms, delay_ms'
+// The sixth, an admission's written `next_state[1]`, is the lease number of a `concurrency` admission.
+const DECISION_COLUMNS =
+  'allowed, remaining, reset_ms, retry_after_ms, delay_ms, CASE WHEN allowed AND write THEN next_state[1] END'
 
 /** The store's statements for one location, each prepared once per connection (a named statement). */
 export interface Statements {
@@ -194,7 +197,7 @@ export function statements(location: Location): Statements {
       `SELECT ${DECISION_COLUMNS} FROM ${qualified(location, '_consume_batch')}(${placeholders(10)}) WITH ORDINALITY ORDER BY ordinality`,
     ),
     consumeBanned: named(
-      `SELECT ${DECISION_COLUMNS}, banned_ms, banned_now FROM ${qualified(location, '_consume_banned')}(${placeholders(11)}) WITH ORDINALITY ORDER BY ordinality`,
+      `SELECT allowed, remaining, reset_ms, retry_after_ms, delay_ms, lease, banned_ms, banned_now FROM ${qualified(location, '_consume_banned')}(${placeholders(11)}) WITH ORDINALITY ORDER BY ordinality`,
     ),
     reset: named(`SELECT FROM ${qualified(location, '_reset')}($1, $2, $3, $4)`),
     sweep: named(`SELECT ${qualified(location, '_sweep')}($1, $2) AS deleted`),
@@ -216,15 +219,16 @@ export const TYPES: StoreQuery['types'] = {
 }
 
 /**
- * A decision from a row of `allowed, remaining, reset_ms, retry_after_ms, delay_ms` (and `banned_ms, banned_now`
- * from `floodgate_consume_banned`); throws on anything else.
+ * A decision from a row of `allowed, remaining, reset_ms, retry_after_ms, delay_ms` and the lease number of a
+ * `concurrency` admission (else a number the decision does not use, or `NULL`), and `banned_ms, banned_now`
+ * from `floodgate_consume_banned`; throws on anything else.
  */
 export function parseRow(row: unknown, algorithm: Algorithm): PostgresDecision {
   if (
     !Array.isArray(row) ||
-    (row.length !== 5 && !(row.length === 7 && typeof row[6] === 'boolean')) ||
+    (row.length !== 6 && !(row.length === 8 && typeof row[7] === 'boolean')) ||
     typeof row[0] !== 'boolean' ||
-    row.slice(1, 6).some((n) => typeof n !== 'number' || Number.isNaN(n))
+    row.slice(1, 5).some((n) => typeof n !== 'number' || Number.isNaN(n))
   ) {
     throw new TypeError(`Unexpected row from a Floodgate function: ${JSON.stringify(row)?.slice(0, 80)}`)
   }
@@ -245,9 +249,11 @@ export function parseRow(row: unknown, algorithm: Algorithm): PostgresDecision {
     policy: '',
     source: 'postgres',
   }
-  if (row.length === 7 && (row[5] as number) > 0) {
-    decision.bannedMs = row[5] as number
-    if (row[6] === true) decision.bannedNow = true
+  if (allowed && algorithm.kind === 'concurrency' && typeof row[5] === 'number')
+    decision.lease = String(row[5])
+  if (row.length === 8 && (row[6] as number) > 0) {
+    decision.bannedMs = row[6] as number
+    if (row[7] === true) decision.bannedNow = true
   }
   return decision
 }

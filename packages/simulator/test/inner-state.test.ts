@@ -3,7 +3,7 @@ import { EPSILON } from '@floodgate/core/internal'
 import { algorithmCases } from '@floodgate/testing'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { readState, stateReader } from '../src/index.js'
+import { readState, stateReader } from '../src/state/inner-state.js'
 
 const requests = fc.array(
   fc.record({
@@ -22,6 +22,7 @@ const remainingFrom: Record<string, (s: Record<string, number>, max: number) => 
   'leaky-bucket': (s, max) => max - s.level!,
   gcra: (s) => s.available!,
   'calendar-quota': (s, max) => max - s.count!,
+  concurrency: (s, max) => max - s.count!,
 }
 
 describe.each(algorithmCases)('the state reader of $name', ({ create }) => {

@@ -1,5 +1,6 @@
 // What testStore takes: the store under test, the suite's time, and the check of those options at the call.
-import { type AlgorithmKind, RateLimitConfigError, type Store } from '@floodgate/core'
+import { RateLimitConfigError, type Store } from '@floodgate/core'
+import type { AlgorithmKind } from '@floodgate/core/internal'
 import type { VirtualClock } from './virtual-clock.js'
 import type { VirtualTimers } from './virtual-timers.js'
 
@@ -12,6 +13,7 @@ export const EVERY_KIND: readonly AlgorithmKind[] = [
   'leaky-bucket',
   'gcra',
   'calendar-quota',
+  'concurrency',
 ]
 
 /** The suite's time, for a store that keeps time of its own beside the `now` each call passes. */
@@ -50,7 +52,7 @@ export interface StoreUnderTest<S extends Store = Store> {
    * The algorithm kinds the store runs. The suite decides with these only, and checks that the store's
    * `checkAlgorithm` refuses every other kind with a `RateLimitConfigError`, so that a limiter fails at
    * creation, never on a request.
-   * @default every kind: ['fixed-window', 'sliding-window-counter', 'sliding-window-log', 'token-bucket', 'leaky-bucket', 'gcra', 'calendar-quota']
+   * @default every kind: ['fixed-window', 'sliding-window-counter', 'sliding-window-log', 'token-bucket', 'leaky-bucket', 'gcra', 'calendar-quota', 'concurrency'] (a store runs `concurrency` with a `release`)
    * @example ['fixed-window', 'sliding-window-counter']
    */
   algorithms?: readonly AlgorithmKind[]

@@ -1,13 +1,14 @@
 import { RateLimitConfigError } from '../errors.js'
 import { compileFailurePolicy } from '../failure-policy.js'
 import { compileLimiterMetrics } from '../metrics/limiter-metrics.js'
+import { checkRelease } from '../refund-items.js'
 import { MemoryStore } from '../stores/memory.js'
 import type { Store } from '../types.js'
 import { parseOptions } from '../validate.js'
 import { compileAllowList } from './allow-list.js'
 import { compileDecide, type Decide } from './decide.js'
 import type { RateLimitHandler } from './handler-types.js'
-import { compileIdentify, type Identify, type RequestState, requestState, type Step } from './identify.js'
+import { compileIdentify, type Identify, type RequestState, requestState } from './identify.js'
 import { type ParsedRateLimitOptions, rateLimitOptionsSchema } from './options/schema.js'
 import type { RateLimitOptions } from './options/types.js'
 import { type Outcome, outcomeOf } from './outcome.js'
@@ -52,6 +53,8 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   const sets = compilePolicySets<N>(o)
   // A store that cannot run an algorithm (a SyncedStore and a bucket, say) says so now, not on a request.
   for (const algorithm of sets.algorithms) store.checkAlgorithm?.(algorithm)
+  for (const algorithm of sets.algorithms) checkRelease(store, algorithm, 'rateLimit.store')
+  const leases = sets.algorithms.some((algorithm) => algorithm.release !== undefined)
   const fallback = typeof o.failMode === 'object' ? (o.failMode.fallback as Store) : undefined
   if (sets.banned.length > 0) checkBans(store, fallback)
   const report = compileReport<N>(o.onError as RateLimitOptions<N>['onError'])
@@ -62,6 +65,8 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     skipFailedRequests: o.skipFailedRequests,
     skipSuccessfulRequests: o.skipSuccessfulRequests,
     report: (error) => report(error, undefined),
+    leases,
+    fallback: typeof o.failMode === 'object' ? (o.failMode as { fallback: Store }).fallback : undefined,
   })
   const respond = compileRespond<N>({
     options: o as RateLimitOptions<N>,
@@ -73,6 +78,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     dryRun: o.dryRun,
     report,
     owner: refunds,
+    leases,
   })
   const decide: Decide<N> = compileDecide<N>({
     store,
@@ -109,7 +115,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
           identify: () => identify,
           decide: () => decide,
           respond,
-          fromItems: (state) => identify.items(state) ?? run(state, identify.steps.length),
+          fromItems: (state) => identify.items(state) ?? run(state, DECIDE),
         })
       : undefined,
     noAddress: respond.noAddress,
@@ -119,23 +125,32 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   const base = sets.get(undefined, undefined)
 
   // identify -> decide -> respond
-  const steps: Step<N>[] = [...identify.steps, decide.step]
-  const count = steps.length
+  const identifySteps = identify.steps
+  const count = identifySteps.length
+  /** Where `run` starts to decide (the store), and to respond: after the identify steps. */
+  const DECIDE = count
+  const RESPOND = count + 1
 
   /**
-   * Take `state` through the steps from `from` on, then respond. In the same tick while each step answers at
-   * once; from the first step that has to wait, the rest runs when it settles (the one place a request goes
-   * async). Whatever a step throws or rejects with is a store failure (`failMode` answers), as it always was.
+   * Take `state` through the identify steps from `from` on, then decide, then respond. In the same tick while
+   * each step answers at once; from the first step that has to wait, the rest runs when it settles (the one
+   * place a request goes async). Whatever a step throws or rejects with is a store failure (`failMode`
+   * answers), as it always was.
    */
   function run(state: RequestState<N>, from: number): Outcome | Promise<Outcome> {
     try {
       for (let i = from; i < count; i++) {
-        const result = steps[i]!(state)
+        const result = identifySteps[i]!(state)
         if (result === undefined) continue
         return result instanceof Promise ? resumeLater(result, state, i + 1) : result
       }
+      if (from <= DECIDE) {
+        const failed = decide.step(state)
+        if (failed !== undefined)
+          return failed instanceof Promise ? resumeLater(failed, state, RESPOND) : failed
+      }
       const outcome = respond.decided(state)
-      return outcome instanceof Promise ? resumeLater(outcome, state, count) : outcome
+      return outcome instanceof Promise ? resumeLater(outcome, state, RESPOND) : outcome
     } catch (error) {
       return decide.failed(error, state.info)
     }

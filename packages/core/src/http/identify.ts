@@ -16,7 +16,7 @@ import type { PlanOfRequest } from './plans.js'
 import type { Policy } from './policies.js'
 import type { PolicySet, PolicySets } from './policy-sets.js'
 import type { Reporter } from './report.js'
-import { type RequestInfo, readableRequest } from './request-info.js'
+import { type RequestInfo, readableRequest, unreadable } from './request-info.js'
 import type { RequestWarnings } from './warnings.js'
 
 // The first stage of a request: who is asking, and what each policy counts it as. In order: the app's `skip`;
@@ -130,7 +130,7 @@ export interface Identify<N> {
 /** Compile the identify stage of one limiter, once. */
 export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
   const { sets, skip, deny, user, allowList, denyList, warnings, report, plan, noAddress, denied } = parts
-  const { needsRoute, routeKeyOf } = sets
+  const { needsRoute, routeKeyOf, routed } = sets
   const needsIp = allowList !== undefined || denyList !== undefined || parts.planNeedsIp || sets.needsIp
   const ipv6Subnet = parts.ipv6Subnet === false ? 128 : parts.ipv6Subnet
   const base = sets.get(undefined, undefined)
@@ -195,11 +195,18 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
     const request = state.info
     let info = needsRoute ? readableRequest(request, 'route', report) : request
     const routeRead = info === request
-    if (needsIp) info = readableRequest(info, 'ip', report)
+    let raw: string | undefined
+    if (needsIp) {
+      // Read once: an adapter reads the address from the framework on first use, which may throw.
+      try {
+        raw = info.ip
+      } catch (error) {
+        info = unreadable(info, 'ip', error, report)
+      }
+    }
     warnings.check(info, needsRoute && routeRead)
     state.info = info
     if (!needsIp) return undefined
-    const raw = info.ip
     const address =
       (typeof raw === 'string' && raw.length <= MAX_ADDRESS_LENGTH ? seen.get(raw) : undefined) ??
       parseAddress(raw)
@@ -216,7 +223,7 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
    */
   function policiesStep(state: RequestState<N>): Outcome | undefined | Promise<Outcome | undefined> {
     const { info } = state
-    const routeKey = routeKeyOf(info)
+    const routeKey = routed ? routeKeyOf(info) : undefined
     const set =
       state.plan === undefined && routeKey === undefined ? base : sets.get(state.plan?.plan, routeKey)
     state.set = set

@@ -48,6 +48,8 @@ export interface PolicySets<N> {
    * otherwise undefined, without reading the request's route.
    */
   routeKeyOf(info: RequestInfo<N>): string | undefined
+  /** Whether some route has a tier of its own (`routes`): else `routeKeyOf` is always undefined. */
+  readonly routed: boolean
   /** Whether any set may key on the client address (`'ip'`, or a fallback to it). */
   readonly needsIp: boolean
   /** Whether any set keys on `'endpoint'`, or routes have tiers: the route pattern is needed. */
@@ -126,6 +128,7 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
     routeKeyOf: byRoute
       ? (info) => (info.route ? `${info.method} ${info.route}` : undefined)
       : () => undefined,
+    routed: byRoute,
     needsIp: all.some((set) => set.needsIp),
     needsRoute: byRoute || all.some((set) => set.needsRoute),
     algorithms: [...new Set(all.flatMap((set) => set.policies.map((p) => p.algorithm)))],

@@ -60,16 +60,29 @@ export function readableRequest<N>(
     void info[field]
     return info
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error)
-    const which = field === 'route' ? 'route' : 'client address'
-    report(
-      new RateLimitRequestError(
-        'ERR_FLOODGATE_REQUEST_READ_FAILED',
-        `Reading the ${which} of ${info.method} ${info.path} failed: ${reason}. The request is ${UNREADABLE[field](info.method)}.`,
-        { cause: error },
-      ),
-      info,
-    )
-    return Object.create(info, { [field]: { value: undefined } }) as RequestInfo<N>
+    return unreadable(info, field, error, report)
   }
+}
+
+/**
+ * A view of `info` where `field` is unknown, its read having failed with `error` (reported as
+ * `ERR_FLOODGATE_REQUEST_READ_FAILED`): see {@link readableRequest}.
+ */
+export function unreadable<N>(
+  info: RequestInfo<N>,
+  field: 'route' | 'ip',
+  error: unknown,
+  report: (error: unknown, info: RequestInfo<N>) => void,
+): RequestInfo<N> {
+  const reason = error instanceof Error ? error.message : String(error)
+  const which = field === 'route' ? 'route' : 'client address'
+  report(
+    new RateLimitRequestError(
+      'ERR_FLOODGATE_REQUEST_READ_FAILED',
+      `Reading the ${which} of ${info.method} ${info.path} failed: ${reason}. The request is ${UNREADABLE[field](info.method)}.`,
+      { cause: error },
+    ),
+    info,
+  )
+  return Object.create(info, { [field]: { value: undefined } }) as RequestInfo<N>
 }

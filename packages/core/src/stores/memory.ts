@@ -256,6 +256,16 @@ export class MemoryStore implements Store {
     if (algorithm.expiresAt(table.data, slot * table.width) <= now) table.remove(key)
   }
 
+  /** Give back the units of `lease` (a `concurrency` decision's), if still held; see `Store.release`. */
+  release(algorithm: Algorithm, key: string, lease: string, now = this.clock()): void {
+    if (algorithm.release === undefined) return
+    const table = this.table(algorithm)
+    const slot = table.index.get(key)
+    if (slot === undefined) return
+    algorithm.release(table.data, slot * table.width, now, lease)
+    if (algorithm.expiresAt(table.data, slot * table.width) <= now) table.remove(key)
+  }
+
   reset(algorithm: Algorithm, key: string): void {
     this.tables.get(algorithm.id)?.remove(key)
   }

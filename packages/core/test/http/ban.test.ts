@@ -1,17 +1,15 @@
 import { describe, expect, it } from 'vitest'
+import type { BanInfo } from '../../src/http/options/types.js'
 import {
-  type BanInfo,
-  createRateLimitHandler,
   fixedWindow,
   MemoryStore,
   type Outcome,
   RateLimitConfigError,
-  type RateLimitHandler,
   type RateLimitOptions,
   type RequestInfo,
   type Store,
 } from '../../src/index.js'
-import { requestOutcome } from '../../src/internal.js'
+import { createRateLimitHandler, type RateLimitHandler, requestOutcome } from '../../src/internal.js'
 import { requestFrom } from '../request-info.js'
 
 const decide = async (handler: RateLimitHandler<any>, info: RequestInfo<any>) =>

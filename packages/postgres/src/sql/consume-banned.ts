@@ -19,7 +19,7 @@ export const BAN_ROW = 'ban'
  *    and the `after`-th bans its key until now + `for` (its decision becomes the ban's, started).
  *
  * `p_bans` holds three numbers per item, `after within for` (`after` 0: no ban). Returns one row per item, in
- * order, with `banned_ms` (0 unless banned) and `banned_now`.
+ * order, with a `concurrency` admission's lease number, `banned_ms` (0 unless banned) and `banned_now`.
  */
 export const consumeBannedSql = (location: Location) => {
   const table = qualified(location)
@@ -34,7 +34,7 @@ export const consumeBannedSql = (location: Location) => {
   p_sizes integer[], p_nows float8[], p_keys text[], p_algorithms text[], p_kinds text[], p_costs float8[],
   p_params float8[], p_bans float8[], p_grace float8, p_lock_timeout text, p_durable boolean
 ) RETURNS TABLE (
-  allowed boolean, remaining float8, reset_ms float8, retry_after_ms float8, delay_ms float8,
+  allowed boolean, remaining float8, reset_ms float8, retry_after_ms float8, delay_ms float8, lease float8,
   banned_ms float8, banned_now boolean
 )
 LANGUAGE plpgsql AS $consume_banned$
@@ -182,7 +182,9 @@ BEGIN
     END IF;
   END LOOP;
   RETURN QUERY SELECT (v_results[i]).allowed, (v_results[i]).remaining, (v_results[i]).reset_ms,
-    (v_results[i]).retry_after_ms, (v_results[i]).delay_ms, v_banned_ms[i], v_banned_now[i]
+    (v_results[i]).retry_after_ms, (v_results[i]).delay_ms,
+    CASE WHEN (v_results[i]).allowed AND (v_results[i]).write THEN ((v_results[i]).next_state)[1] END,
+    v_banned_ms[i], v_banned_now[i]
     FROM generate_series(1, n) AS i;
 END
 $consume_banned$;

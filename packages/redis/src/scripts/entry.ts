@@ -128,7 +128,7 @@ while at <= stop do
       out[i] = decision
       if text then
         if string.byte(decision, 1) ~= 49 then all = false end
-      elseif #decision ~= 16 and decode('<d', decision) ~= 1 then
+      elseif #decision ~= 16 and #decision ~= 32 and decode('<d', decision) ~= 1 then
         all = false
       end
     end
@@ -139,7 +139,7 @@ while at <= stop do
     for _, e in ipairs(bans) do
       local decision = out[e[1]]
       local refused
-      if text then refused = string.byte(decision, 1) ~= 49 else refused = #decision ~= 16 and decode('<d', decision) ~= 1 end
+      if text then refused = string.byte(decision, 1) ~= 49 else refused = #decision ~= 16 and #decision ~= 32 and decode('<d', decision) ~= 1 end
       if refused then
         local till, count, start, within = e[6], e[7], e[8], e[4]
         if count == 0 or now - start >= within then

@@ -1,4 +1,5 @@
-import type { Algorithm, AlgorithmKind } from '@floodgate/core'
+import type { Algorithm } from '@floodgate/core'
+import type { AlgorithmKind } from '@floodgate/core/internal'
 import { periodOf } from '@floodgate/core/internal'
 
 /** What a gauge of the state shows: one field against its full scale. */
@@ -44,6 +45,16 @@ const readers: Record<AlgorithmKind, ReaderFactory> = {
     gauge: { field: 'count', max: p.limit!, reads: 'used' },
     read(s, at, now, out) {
       out[0] = s[at] === periodOf(now, p.period!, p.offsetMs!)[0] ? s[at + 1]! : 0
+    },
+  }),
+  // [lease, expiry] x limit: a unit is held while its expiry is after now
+  concurrency: (p) => ({
+    fields: [units(p.limit!)],
+    gauge: { field: 'count', max: p.limit!, reads: 'used' },
+    read(s, at, now, out) {
+      let held = 0
+      for (let i = 0; i < p.limit!; i++) if (s[at + 2 * i + 1]! > now) held++
+      out[0] = held
     },
   }),
   // [windowStart, count]
