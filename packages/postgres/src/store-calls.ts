@@ -84,7 +84,7 @@ export class StoreCalls {
    */
   groups(groups: readonly ItemGroup[], count: number): Promise<Settled> {
     if (hasBans(groups)) {
-      // Bans are checked and counted in the same statement as the decisions (migration 4.s function).
+      // Bans are checked and counted in the same statement as the decisions (migration 4's function).
       const values = consumeBannedValues({
         groups,
         count,

@@ -1,4 +1,5 @@
-import { createRateLimitHandler, fixedWindow, RateLimitConfigError } from '@floodgate/core'
+import { fixedWindow, RateLimitConfigError } from '@floodgate/core'
+import { createRateLimitHandler } from '@floodgate/core/internal'
 import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisStore, SyncedStore } from '../src/index.js'
