@@ -11,7 +11,7 @@ import { tableSql } from './sql/table.js'
 import { schemaName, tableName } from './validate.js'
 
 /** Which migration the SQL is; the table's comment says which one made it. */
-export const MIGRATION_VERSION = 2
+export const MIGRATION_VERSION = 3
 
 /** Options of {@link migrationSql} and {@link migrate}. */
 export interface MigrationOptions {

@@ -14,8 +14,8 @@ export interface PostgresDecision extends Decision {
 }
 
 /** The operations of a one-key decision, as the SQL spells them. */
-export type Operation = 'consume' | 'peek' | 'refund'
-export const OPS: Record<Operation, string> = { consume: 'c', peek: 'p', refund: 'r' }
+export type Operation = 'consume' | 'peek' | 'refund' | 'charge'
+export const OPS: Record<Operation, string> = { consume: 'c', peek: 'p', refund: 'r', charge: 's' }
 
 /**
  * An algorithm's parameters for its step function, in core's one order for every store, `null` in unused
