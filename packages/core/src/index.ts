@@ -36,6 +36,7 @@ export type {
   RateLimitOptions,
   RequestFunction,
   RouteTierOptions,
+  SettleFunction,
   WarningOptions,
 } from './http/options/types.js'
 export type { Outcome, PolicyUsage, RequestRateLimit } from './http/outcome.js'

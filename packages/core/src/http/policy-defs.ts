@@ -25,6 +25,7 @@ const def = <N>(spec: Spec<N>, scope: (name: string) => string, role: PolicyDef[
     key: (spec.key ?? D.key) as KeySpec<N>,
     cost: spec.cost as number | CostFunction<N> | undefined,
     role,
+    settle: spec.settle,
   }
 }
 

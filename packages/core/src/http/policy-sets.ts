@@ -1,7 +1,7 @@
 import type { Algorithm } from '../types.js'
 import { compileHeaders, type HeaderWriter, headerModes } from './headers.js'
 import type { ParsedRateLimitOptions } from './options/schema.js'
-import type { PlanOptions, RouteTierOptions } from './options/types.js'
+import type { PlanOptions, RouteTierOptions, SettleFunction } from './options/types.js'
 import {
   type CompiledPolicies,
   type CostFunction,
@@ -56,6 +56,8 @@ export interface PolicySets<N> {
   readonly needsRoute: boolean
   /** Every algorithm any set decides with, once each (a store checks it can run them at creation). */
   readonly algorithms: readonly Algorithm[]
+  /** The policies of any set that settle their costs (`settle`), once each by name: empty when none does. */
+  readonly settling: readonly Policy<N>[]
 }
 
 /**
@@ -80,7 +82,11 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
     return compileSet(defs)
   }
   const compileSet = (defs: PolicyDef<N>[]): PolicySet<N> => {
-    const compiled = compilePolicies<N>(defs, o.cost as number | CostFunction<N>)
+    const compiled = compilePolicies<N>(
+      defs,
+      o.cost as number | CostFunction<N>,
+      o.settle as SettleFunction<N> | undefined,
+    )
     const writeHeaders = compileHeaders(
       modes,
       compiled.policies.map((p) => ({
@@ -130,5 +136,10 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
     needsIp: all.some((set) => set.needsIp),
     needsRoute: byRoute || all.some((set) => set.needsRoute),
     algorithms: [...new Set(all.flatMap((set) => set.policies.map((p) => p.algorithm)))],
+    settling: [
+      ...new Map(
+        all.flatMap((set) => set.policies.filter((p) => p.settleIndex >= 0).map((p) => [p.name, p] as const)),
+      ).values(),
+    ],
   }
 }

@@ -33,6 +33,7 @@ export function compileRefunds(parts: {
     onResponse: skipFailedRequests || skipSuccessfulRequests,
     release(first) {
       for (let o: Outcome | undefined = first; o !== undefined; o = o.previous) {
+        if (o.settlement !== undefined) o.settlement.done = true // given back: never settled
         const items = o.items
         if (items === undefined) continue
         if (o.owner !== self) {

@@ -43,11 +43,15 @@ const RANGE_EXPECTED = "an IP address or CIDR range like '10.0.0.0/8' or '2001:d
 const PREFIX_EXPECTED = 'a string without |, { or }'
 const WARNINGS_EXPECTED = `true, false, or an object turning warnings off by name (${Object.keys(WARNINGS).join(', ')})`
 
+const SETTLE_EXPECTED =
+  'a function (res, req) returning the actual cost (a finite number >= 0, or a promise of it)'
+
 const policySchema = z.strictObject({
   name: nameSchema.optional(),
   key: keySchema.optional(),
   algorithm: algorithmSchema,
   cost: costSchema.optional(),
+  settle: fn(SETTLE_EXPECTED).optional(),
 })
 
 const SHORT_FORM = ['limit', 'window', 'algorithm', 'key', 'name'] as const
@@ -138,6 +142,7 @@ export const rateLimitOptionsSchema = z
     user: fn('a function of the request returning the user id').optional(),
     headers: headersSchema.default(D.headers),
     cost: costSchema.default(D.cost),
+    settle: fn(SETTLE_EXPECTED).optional(),
     skip: fn('a function of the request returning a boolean').optional(),
     allowList: z
       .array(
