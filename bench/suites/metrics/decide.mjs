@@ -73,8 +73,14 @@ async function redisStore(redis, metrics) {
 export async function limiterOf({ sink, policies, baseline, redis }) {
   const core =
     sink === 'baseline' ? await import(pathToFileURL(baseline).href) : await import('@floodgate/core')
+  // The handler is `@floodgate/core/internal`'s (a build older than that has it in its index).
+  const internal =
+    sink === 'baseline'
+      ? await import(pathToFileURL(baseline.replace(/index\.js$/, 'internal.js')).href)
+      : await import('@floodgate/core/internal')
+  const createRateLimitHandler = internal.createRateLimitHandler ?? core.createRateLimitHandler
   const metrics = await sinkOf(sink)
-  const handler = core.createRateLimitHandler({
+  const handler = createRateLimitHandler({
     ...optionsOf(core, policies),
     ...(policies === 'redis' ? { store: await redisStore(redis, metrics) } : {}),
     ...(metrics ? { metrics } : {}),
@@ -83,7 +89,8 @@ export async function limiterOf({ sink, policies, baseline, redis }) {
   return async (n) => {
     for (let i = 0; i < n; i++) {
       const outcome = await handler.handle(info)
-      if (!outcome.allowed) throw new Error('a decision was refused: the quota is meant to be out of reach')
+      if (outcome.kind !== 'pass')
+        throw new Error('a decision was refused: the quota is meant to be out of reach')
     }
     if (failures > 0)
       throw new Error(`${failures} store calls failed: Redis must answer every decision measured`)

@@ -3,7 +3,7 @@
  * `add`, a histogram's `record`), next to what prom-client's and the OpenTelemetry SDK's own instruments do
  * per call (they hash the labels each time), which is why the sinks count into plain numbers instead.
  */
-import { METRICS } from '@floodgate/core'
+import { METRICS } from '@floodgate/core/internal'
 import { sdkMeter } from '../../lib/metrics-sink.mjs'
 
 function nsPerCall(call, n) {

@@ -12,7 +12,8 @@
 // the script are the Redis server's). Under valgrind a busy machine can stall the process past a store
 // timeout, and a timed-out call is an error path, not a decision: the timeouts are off, and the loop fails
 // if any request was not decided by the store.
-import { calendarQuota, createRateLimitHandler, MemoryStore, tokenBucket } from '@floodgate/core'
+import { calendarQuota, MemoryStore, tokenBucket } from '@floodgate/core'
+import { createRateLimitHandler } from '@floodgate/core/internal'
 import { API_KEYS, request } from './requests.mjs'
 
 const BIG = 1e9

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import type { LoadShedder, PriorityQueue, SlowDown, UsageReport } from '@floodgate/core'
+import type { UsageReport } from '@floodgate/core'
+import type { LoadShedder, PriorityQueue, SlowDown } from '@floodgate/core/internal'
 
 /**
  * One route of a test app. Every route answers `{ ok: true }` with `status` (200 by default), and

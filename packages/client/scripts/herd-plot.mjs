@@ -21,7 +21,10 @@ try {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    alias: { '@floodgate/core': here('../../core/src/index.ts') },
+    alias: {
+      '@floodgate/core': here('../../core/src/index.ts'),
+      '@floodgate/core/internal': here('../../core/src/internal.ts'),
+    },
     logLevel: 'warning',
   })
   const { simulateAll, renderHerdSvg, herdTable } = await import(pathToFileURL(join(out, 'herd.mjs')).href)

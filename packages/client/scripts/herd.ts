@@ -5,7 +5,8 @@
  * process; time is virtual and the randomness seeded, so every run gives the same numbers and the same
  * picture. Run by `scripts/herd-plot.mjs` (writes `docs/images/client-herd.svg`) and by the herd test.
  */
-import { createRateLimitHandler, fixedWindow } from '@floodgate/core'
+import { fixedWindow } from '@floodgate/core'
+import { createRateLimitHandler } from '@floodgate/core/internal'
 // The PRNG alone: @floodgate/testing's index brings vitest along, which this script does not run under.
 import { seededRandom } from '../../testing/src/random.js'
 import type { Jitter } from '../src/backoff.js'

@@ -1,15 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
-  consumeAll,
   createLimiter,
-  createRateLimitHandler,
   type Decision,
   fixedWindow,
   MemoryStore,
   RateLimitConfigError,
   type Store,
 } from '../src/index.js'
-import { RATE_LIMIT_DEFAULTS } from '../src/internal.js'
+import { consumeAll, createRateLimitHandler, RATE_LIMIT_DEFAULTS } from '../src/internal.js'
 import { requestFrom } from './request-info.js'
 
 // createLimiter's failure policy: the store reports that it could not answer (it rejects, throws, or passes

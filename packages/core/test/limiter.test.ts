@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest'
+import { consumeAll, mostRestrictive } from '../src/consume-all.js'
 import {
-  consumeAll,
   createLimiter,
   type Decision,
   fixedWindow,
   MemoryStore,
-  mostRestrictive,
   type Store,
   slidingWindowCounter,
   step,

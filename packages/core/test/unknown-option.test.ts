@@ -4,7 +4,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import {
   createLimiter,
-  createRateLimitHandler,
   fixedWindow,
   gcra,
   leakyBucket,
@@ -13,7 +12,7 @@ import {
   slidingWindowLog,
   tokenBucket,
 } from '../src/index.js'
-import { forgetRaisedWarnings } from '../src/internal.js'
+import { createRateLimitHandler, forgetRaisedWarnings } from '../src/internal.js'
 import { nearestOption, unknownOptionHint } from '../src/unknown-option.js'
 
 const configError = (create: () => unknown): RateLimitConfigError => {

@@ -1,17 +1,20 @@
+import type { RequestSlowDown } from '@floodgate/core'
 import {
   createSlowDown,
+  enterGate,
   type Gate,
   type GateOutcome,
+  gateMiddlewares,
   type LoadShedder,
   type LoadShedderOptions,
   type PriorityQueue,
   type PriorityQueueOptions,
-  type RequestSlowDown,
   type SlowDown,
   type SlowDownOptions,
   type SlowDownOutcome,
-} from '@floodgate/core'
-import { enterGate, gateMiddlewares, setHeaders, writeAnswer } from '@floodgate/core/internal'
+  setHeaders,
+  writeAnswer,
+} from '@floodgate/core/internal'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { ExpressRequestInfo } from './request-info.js'
 

@@ -1,12 +1,5 @@
-import {
-  createRateLimitHandler,
-  type Outcome,
-  type RateLimitHandler,
-  type RateLimitOptions,
-  type RequestRateLimit,
-  type UsageReport,
-} from '@floodgate/core'
-import { writeOutcome } from '@floodgate/core/internal'
+import type { Outcome, RateLimitOptions, RequestRateLimit, UsageReport } from '@floodgate/core'
+import { createRateLimitHandler, type RateLimitHandler, writeOutcome } from '@floodgate/core/internal'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { ExpressRequestInfo } from './request-info.js'
 

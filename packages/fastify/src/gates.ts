@@ -1,17 +1,17 @@
+import type { RequestSlowDown } from '@floodgate/core'
 import {
   createLoadShedder,
   createPriorityQueue,
   createSlowDown,
+  enterGate,
   type Gate,
   type LoadShedder,
   type LoadShedderOptions,
   type PriorityQueue,
   type PriorityQueueOptions,
-  type RequestSlowDown,
   type SlowDown,
   type SlowDownOptions,
-} from '@floodgate/core'
-import { enterGate } from '@floodgate/core/internal'
+} from '@floodgate/core/internal'
 import type {
   FastifyInstance,
   FastifyPluginAsync,

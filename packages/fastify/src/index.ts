@@ -1,15 +1,19 @@
 import {
-  createRateLimitHandler,
   MemoryStore,
   type Outcome,
-  type ProxyTrust,
-  type RateLimitHandler,
   type RateLimitOptions,
   type RequestInfo,
   type RequestRateLimit,
   type UsageReport,
 } from '@floodgate/core'
-import { encodeKeyPart, mergeRateLimitOptions, routeRateLimitOptions } from '@floodgate/core/internal'
+import {
+  createRateLimitHandler,
+  encodeKeyPart,
+  mergeRateLimitOptions,
+  type ProxyTrust,
+  type RateLimitHandler,
+  routeRateLimitOptions,
+} from '@floodgate/core/internal'
 import type {
   FastifyInstance,
   FastifyPluginAsync,

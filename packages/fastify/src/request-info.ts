@@ -1,4 +1,5 @@
-import type { ProxyTrust, RequestInfo } from '@floodgate/core'
+import type { RequestInfo } from '@floodgate/core'
+import type { ProxyTrust } from '@floodgate/core/internal'
 import type { FastifyRequest } from 'fastify'
 
 /**

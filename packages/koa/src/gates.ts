@@ -1,15 +1,17 @@
+import type { RequestSlowDown } from '@floodgate/core'
 import {
   createSlowDown,
+  enterGate,
   type Gate,
+  gateMiddlewares,
   type LoadShedder,
   type LoadShedderOptions,
   type PriorityQueue,
   type PriorityQueueOptions,
-  type RequestSlowDown,
   type SlowDown,
   type SlowDownOptions,
-} from '@floodgate/core'
-import { enterGate, gateMiddlewares, writeAnswer } from '@floodgate/core/internal'
+  writeAnswer,
+} from '@floodgate/core/internal'
 import type { Context, Middleware } from 'koa'
 import { KoaRequestInfo } from './request-info.js'
 

@@ -1,12 +1,11 @@
 import {
-  createRateLimitHandler,
   type Outcome,
   RateLimitConfigError,
   type RateLimitOptions,
   type RequestRateLimit,
   type UsageReport,
 } from '@floodgate/core'
-import { writeOutcome } from '@floodgate/core/internal'
+import { createRateLimitHandler, writeOutcome } from '@floodgate/core/internal'
 import type { Context, Middleware, Next } from 'koa'
 import { KoaRequestInfo } from './request-info.js'
 import type { MatchingRouter } from './route-pattern.js'

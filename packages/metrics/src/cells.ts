@@ -1,4 +1,4 @@
-import type { BoundCounter, BoundHistogram, MetricDefinition, MetricLabels } from '@floodgate/core'
+import type { BoundCounter, BoundHistogram, MetricDefinition, MetricLabels } from '@floodgate/core/internal'
 
 /** A counter's running total: adding is one addition, read when metrics are collected. */
 export interface CounterCell extends BoundCounter {

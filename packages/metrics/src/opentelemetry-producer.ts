@@ -1,4 +1,4 @@
-import type { MetricDefinition, MetricLabels } from '@floodgate/core'
+import type { MetricDefinition, MetricLabels } from '@floodgate/core/internal'
 import type { Attributes, HrTime } from '@opentelemetry/api'
 import { ValueType } from '@opentelemetry/api'
 import { type Family, type HistogramCell, histogramCell, seriesOf } from './cells.js'

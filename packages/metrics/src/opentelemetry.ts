@@ -1,5 +1,5 @@
-import { type MetricDefinition, type MetricsSink, RateLimitConfigError } from '@floodgate/core'
-import { parseOptions } from '@floodgate/core/internal'
+import { type MetricsSink, RateLimitConfigError } from '@floodgate/core'
+import { type MetricDefinition, parseOptions } from '@floodgate/core/internal'
 import {
   type Histogram,
   type Meter,

@@ -1,4 +1,5 @@
-import type { MetricDefinition, MetricsSink } from '@floodgate/core'
+import type { MetricsSink } from '@floodgate/core'
+import type { MetricDefinition } from '@floodgate/core/internal'
 import { parseOptions } from '@floodgate/core/internal'
 import { register as defaultRegistry, type Registry, type RegistryContentType } from 'prom-client'
 import { z } from 'zod'

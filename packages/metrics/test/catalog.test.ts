@@ -2,7 +2,7 @@
 // write the OpenTelemetry names, units as the semantic conventions write them, bounded labels only, and
 // docs/metrics.md describing every metric with its labels and naming no metric that does not exist.
 import { readFileSync } from 'node:fs'
-import { METRICS, type MetricDefinition } from '@floodgate/core'
+import { METRICS, type MetricDefinition } from '@floodgate/core/internal'
 import { describe, expect, it } from 'vitest'
 
 const doc = readFileSync(new URL('../../../docs/metrics.md', import.meta.url), 'utf8')

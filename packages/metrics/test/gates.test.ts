@@ -1,7 +1,8 @@
 // What the priority queue and the load shedder report, seen by a recording sink, on a virtual clock with
 // virtual timers (no sleeps): queue depth (read when collected), wait times, refusals; requests shed by class
 // and cause.
-import { createLoadShedder, createPriorityQueue, type GateOutcome, type RequestInfo } from '@floodgate/core'
+import type { RequestInfo } from '@floodgate/core'
+import { createLoadShedder, createPriorityQueue, type GateOutcome } from '@floodgate/core/internal'
 import { recordingSink } from '@floodgate/test-harness'
 import { virtualClock, virtualTimers } from '@floodgate/testing'
 import { describe, expect, it } from 'vitest'

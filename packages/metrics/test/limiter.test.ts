@@ -1,7 +1,6 @@
 // What a limiter reports through the metrics interface, seen by a recording sink: every request outcome, each
 // policy's decisions, near-limit decisions, usage-plan quota refusals; instruments made once, never per request.
 import {
-  createRateLimitHandler,
   fixedWindow,
   MemoryStore,
   type MetricsSink,
@@ -10,7 +9,7 @@ import {
   type RequestInfo,
   type Store,
 } from '@floodgate/core'
-import { requestOutcome } from '@floodgate/core/internal'
+import { createRateLimitHandler, requestOutcome } from '@floodgate/core/internal'
 import { recordingSink } from '@floodgate/test-harness'
 import { describe, expect, it } from 'vitest'
 

@@ -1,7 +1,8 @@
 // The OpenTelemetry binding against a real MeterProvider, exported on demand to the SDK's in-memory exporter:
 // instrument names, units, descriptions and kinds as the catalog has them, counts after real decisions,
 // histogram boundaries from the catalog, gauges as up-down counters, one set of instruments per meter.
-import { createPriorityQueue, createRateLimitHandler, METRICS, RateLimitConfigError } from '@floodgate/core'
+import { RateLimitConfigError } from '@floodgate/core'
+import { createPriorityQueue, createRateLimitHandler, METRICS } from '@floodgate/core/internal'
 import { histogramProducer, openTelemetry } from '@floodgate/metrics/opentelemetry'
 import { requestInfo } from '@floodgate/test-harness'
 import type { Meter } from '@opentelemetry/api'

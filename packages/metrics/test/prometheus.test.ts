@@ -2,7 +2,8 @@
 // them, counts after real decisions, cumulative histogram buckets, gauges read at scrape time, one set of series
 // per registry, OpenMetrics, resets, and bad options.
 
-import { createLoadShedder, createRateLimitHandler, METRICS, RateLimitConfigError } from '@floodgate/core'
+import { RateLimitConfigError } from '@floodgate/core'
+import { createLoadShedder, createRateLimitHandler, METRICS } from '@floodgate/core/internal'
 import { prometheus } from '@floodgate/metrics/prometheus'
 import { requestInfo } from '@floodgate/test-harness'
 import { AggregatorRegistry, Counter, Registry } from 'prom-client'

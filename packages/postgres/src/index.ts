@@ -16,5 +16,4 @@ export type {
   SweepOptions,
 } from './options.js'
 export { PostgresStore } from './store.js'
-export { MAX_STORED_KEY_LENGTH, storedKey } from './stored-key.js'
 export type { DecisionSource, PostgresDecision } from './wire.js'

@@ -1,5 +1,5 @@
-import type { Algorithm, ConsumeItem, StoreOperation } from '@floodgate/core'
-import type { Deadlines, Settled, StoreMetrics } from '@floodgate/core/internal'
+import type { Algorithm, ConsumeItem } from '@floodgate/core'
+import type { Deadlines, Settled, StoreMetrics, StoreOperation } from '@floodgate/core/internal'
 import type { PostgresPool } from './options.js'
 import { QueryRunner } from './query-runner.js'
 import type { Location } from './sql/location.js'

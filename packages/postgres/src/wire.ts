@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import type { Algorithm, ConsumeItem, Decision, FailSource } from '@floodgate/core'
+import type { Algorithm, ConsumeItem, Decision } from '@floodgate/core'
+import type { FailSource } from '@floodgate/core/internal'
 import { PARAM_SLOTS, stepParams } from '@floodgate/core/internal'
 import type { StoreQuery } from './options.js'
 import { type Location, qualified } from './sql/location.js'

@@ -1,6 +1,7 @@
 import { fixedWindow } from '@floodgate/core'
 import { describe, expect, it } from 'vitest'
-import { MAX_STORED_KEY_LENGTH, PostgresStore, storedKey } from '../src/index.js'
+import { PostgresStore } from '../src/index.js'
+import { MAX_STORED_KEY_LENGTH, storedKey } from '../src/stored-key.js'
 import { schemaForTests } from './helpers/database.js'
 
 describe('storedKey', () => {

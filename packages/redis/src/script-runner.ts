@@ -1,4 +1,4 @@
-import type { BoundHistogram } from '@floodgate/core'
+import type { BoundHistogram } from '@floodgate/core/internal'
 import { CallFailure, Deadlines, type Pending, type Settled, settle } from '@floodgate/core/internal'
 import { adaptClient, type RedisClient, type ScriptClient } from './clients/index.js'
 import { RedisStoreError, replyCode } from './errors.js'

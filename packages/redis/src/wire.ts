@@ -1,4 +1,5 @@
-import type { Algorithm, AlgorithmKind, ConsumeItem, Decision } from '@floodgate/core'
+import type { Algorithm, ConsumeItem, Decision } from '@floodgate/core'
+import type { AlgorithmKind } from '@floodgate/core/internal'
 import { PARAM_SLOTS, STEP_PARAMS, stepParams } from '@floodgate/core/internal'
 
 /**

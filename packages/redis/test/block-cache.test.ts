@@ -2,7 +2,8 @@ import { fixedWindow, gcra, slidingWindowCounter, tokenBucket } from '@floodgate
 import { seededRandom } from '@floodgate/testing'
 import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BlockCache, type RedisClient, RedisStore } from '../src/index.js'
+import { BlockCache } from '../src/block-cache.js'
+import { type RedisClient, RedisStore } from '../src/index.js'
 import { CLIENT_NAMES, type ClientName, sharedTestClient, type TestClient, testPrefix } from './helpers.js'
 
 const T0 = Date.UTC(2026, 0, 1, 12)

@@ -2,7 +2,7 @@
 import { type RedisServer, startRedis } from '@floodgate/test-harness'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { QUEUE_SCRIPTS } from '../src/index.js'
+import { QUEUE_SCRIPTS } from '../src/queue/scripts/index.js'
 
 let server: RedisServer
 let client: Redis

@@ -11,7 +11,8 @@ import {
 import { type RedisServer, startRedis } from '@floodgate/test-harness'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ALL_SCRIPTS, type RedisClient, RedisStore, replyCode } from '../src/index.js'
+import { type RedisClient, RedisStore, replyCode } from '../src/index.js'
+import { ALL_SCRIPTS } from '../src/scripts/index.js'
 import { CLIENT_NAMES, openClient, type TestClient } from './helpers.js'
 
 // `client` (ioredis) inspects the server; the stores use each client the store takes in turn.

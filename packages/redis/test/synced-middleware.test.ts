@@ -1,6 +1,7 @@
 // A SyncedStore runs the counting windows only: the middleware refuses another algorithm when it is created
 // (in any of its policies, tiers or plans), never on a request.
-import { createRateLimitHandler, fixedWindow, gcra, RateLimitConfigError, tokenBucket } from '@floodgate/core'
+import { fixedWindow, gcra, RateLimitConfigError, tokenBucket } from '@floodgate/core'
+import { createRateLimitHandler } from '@floodgate/core/internal'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { RedisStore, SyncedStore } from '../src/index.js'

@@ -19,13 +19,8 @@ import {
 } from '@floodgate/testing'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  RedisStore,
-  SYNCED_SCRIPTS,
-  type SyncedDecision,
-  SyncedStore,
-  type SyncedStoreOptions,
-} from '../src/index.js'
+import { RedisStore, type SyncedDecision, SyncedStore, type SyncedStoreOptions } from '../src/index.js'
+import { SYNCED_SCRIPTS } from '../src/synced/sync-script.js'
 import { manualTimers } from './fixtures/synced-timers.js'
 import { sharedClient, sharedTestClient, testPrefix } from './helpers.js'
 

@@ -6,7 +6,8 @@
 
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { createLoadShedder, createPriorityQueue, leakyBucket, step } from '@floodgate/core'
+import { leakyBucket, step } from '@floodgate/core'
+import { createLoadShedder, createPriorityQueue } from '@floodgate/core/internal'
 import { renderChart } from '@floodgate/simulator'
 
 /** The burst: 120 requests in the first second, one every 25/3 ms, every fifth one premium. */

@@ -1,4 +1,5 @@
-import type { Algorithm, Decision, HeaderMode } from '@floodgate/core'
+import type { Algorithm, Decision } from '@floodgate/core'
+import type { HeaderMode } from '@floodgate/core/internal'
 import { compileHeaders, NEVER, seconds } from '@floodgate/core/internal'
 
 /** What an HTTP server running Floodgate answers to one request. */

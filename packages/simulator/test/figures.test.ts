@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { figures } from '../scripts/figures.mjs'
-import { luminance, palette, renderChart } from '../src/index.js'
+import { luminance, palette } from '../src/charts/palette.js'
+import { renderChart } from '../src/index.js'
 
 const images = new URL('../../../docs/images/', import.meta.url)
 const rendered = figures()

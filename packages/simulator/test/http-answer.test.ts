@@ -1,13 +1,13 @@
 // The answers the simulator shows are those core's HTTP handler sends: same status, same headers.
 import {
   type Algorithm,
-  createRateLimitHandler,
   gcra,
   leakyBucket,
   MemoryStore,
   slidingWindowCounter,
   tokenBucket,
 } from '@floodgate/core'
+import { createRateLimitHandler } from '@floodgate/core/internal'
 import { type VirtualClock, virtualClock } from '@floodgate/testing'
 import { describe, expect, it } from 'vitest'
 import { answerer, createSession } from '../src/index.js'

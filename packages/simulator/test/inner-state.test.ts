@@ -3,7 +3,7 @@ import { EPSILON } from '@floodgate/core/internal'
 import { algorithmCases } from '@floodgate/testing'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { readState, stateReader } from '../src/index.js'
+import { readState, stateReader } from '../src/state/inner-state.js'
 
 const requests = fc.array(
   fc.record({

@@ -1,6 +1,5 @@
 import {
   type Algorithm,
-  type AlgorithmKind,
   type Duration,
   fixedWindow,
   gcra,
@@ -9,6 +8,7 @@ import {
   slidingWindowLog,
   tokenBucket,
 } from '@floodgate/core'
+import type { AlgorithmKind } from '@floodgate/core/internal'
 
 /**
  * One of each algorithm but the calendar quota, each admitting `limit` units: the windows of a minute, the

@@ -1,6 +1,7 @@
 // The forked side of the exactness tests: a separate "API server" that takes orders over IPC. Imported by
 // fixtures (`@floodgate/test-harness/fire-child`), which are bundled and forked; nothing here imports vitest.
-import type { Algorithm, AlgorithmKind, Decision } from '@floodgate/core'
+import type { Algorithm, Decision } from '@floodgate/core'
+import type { AlgorithmKind } from '@floodgate/core/internal'
 // The algorithms alone, from their source: the package's index brings vitest along, which a forked child does
 // not run under.
 import { quotaAlgorithm } from '../../testing/src/algorithms.js'

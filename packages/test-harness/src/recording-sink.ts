@@ -1,4 +1,5 @@
-import type { MetricDefinition, MetricLabels, MetricsSink } from '@floodgate/core'
+import type { MetricsSink } from '@floodgate/core'
+import type { MetricDefinition, MetricLabels } from '@floodgate/core/internal'
 
 /** A series' name and labels as one string: `floodgate.decisions{outcome="allowed",policy="ip"}`. */
 export const seriesKey = (name: string, labels: MetricLabels = {}): string =>

@@ -1,6 +1,5 @@
 import {
   type Algorithm,
-  type AlgorithmKind,
   calendarQuota,
   fixedWindow,
   gcra,
@@ -9,6 +8,7 @@ import {
   slidingWindowLog,
   tokenBucket,
 } from '@floodgate/core'
+import type { AlgorithmKind } from '@floodgate/core/internal'
 
 /** One algorithm configuration that every store must run identically. */
 export interface AlgorithmCase {

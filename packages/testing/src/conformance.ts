@@ -1,13 +1,11 @@
 import {
   type Algorithm,
-  type AlgorithmKind,
   type ConsumeItem,
-  consumeAll,
   type Decision,
   RateLimitConfigError,
   type Store,
 } from '@floodgate/core'
-import { boundDelay } from '@floodgate/core/internal'
+import { type AlgorithmKind, boundDelay, consumeAll } from '@floodgate/core/internal'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type AlgorithmCase, algorithmCases, quotaAlgorithm } from './algorithms.js'
 import { resetLimits } from './app-state.js'

@@ -1,5 +1,6 @@
 // What testStore takes: the store under test, the suite's time, and the check of those options at the call.
-import { type AlgorithmKind, RateLimitConfigError, type Store } from '@floodgate/core'
+import { RateLimitConfigError, type Store } from '@floodgate/core'
+import type { AlgorithmKind } from '@floodgate/core/internal'
 import type { VirtualClock } from './virtual-clock.js'
 import type { VirtualTimers } from './virtual-timers.js'
 

@@ -1,4 +1,5 @@
-import { type Clock, RateLimitConfigError } from '@floodgate/core'
+import { RateLimitConfigError } from '@floodgate/core'
+import type { Clock } from '@floodgate/core/internal'
 
 /** `ms` when it is a finite number; else a `RateLimitConfigError` naming the call. */
 function finite(call: string, ms: number): number {

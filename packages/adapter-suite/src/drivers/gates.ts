@@ -1,4 +1,4 @@
-import type { LoadShedder, PriorityQueue, SlowDown } from '@floodgate/core'
+import type { LoadShedder, PriorityQueue, SlowDown } from '@floodgate/core/internal'
 import type { AppGates, DegradationSetup } from '../types.js'
 
 /** An adapter's degradation middleware factories (Express's or Koa's `priorityQueue`, `loadShedder`, `slowDown`). */

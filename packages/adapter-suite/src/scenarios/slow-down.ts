@@ -1,4 +1,4 @@
-import type { Timers } from '@floodgate/core'
+import type { Timers } from '@floodgate/core/internal'
 import { describe, expect, it } from 'vitest'
 import { brokenStore, errorLog, fwd, type SuiteContext } from '../harness.js'
 

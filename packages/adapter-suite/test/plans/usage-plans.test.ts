@@ -201,7 +201,7 @@ describe.each(drivers)('$name', (driver) => {
 
 describe('a Cluster', () => {
   it('decides a plan (its rate and its quota) with one script per request', async () => {
-    const { createRateLimitHandler } = await import('@floodgate/core')
+    const { createRateLimitHandler } = await import('@floodgate/core/internal')
     const store = new RedisStore({ client: cluster.client, prefix: `fgtest:one-script:${Date.now()}` })
     const handler = createRateLimitHandler({
       store,

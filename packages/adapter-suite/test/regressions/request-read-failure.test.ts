@@ -3,7 +3,8 @@
 // default failMode 'open', let the request through. `failMode` is for a store that cannot answer: a failure in
 // reading the request now leaves it limited, as a request whose route is unknown (one bucket per method), and
 // is reported as ERR_FLOODGATE_REQUEST_READ_FAILED.
-import { createRateLimitHandler, fixedWindow, MemoryStore, type RequestInfo } from '@floodgate/core'
+import { fixedWindow, MemoryStore, type RequestInfo } from '@floodgate/core'
+import { createRateLimitHandler } from '@floodgate/core/internal'
 import { describe, expect, it } from 'vitest'
 import { drivers, openApps } from '../../src/index.js'
 

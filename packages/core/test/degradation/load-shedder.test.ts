@@ -2,8 +2,11 @@
 // more class per step (driven by an injected signal and clock, no sleeps), its smoothing, and the real
 // perf_hooks measurement.
 import { describe, expect, it } from 'vitest'
-import type { DelayHistogram, GateOutcome, LoadShedderOptions, RequestInfo } from '../../src/index.js'
-import { createLoadShedder, eventLoopDelaySignal, RateLimitConfigError } from '../../src/index.js'
+import type { DelayHistogram } from '../../src/degradation/load-shedder/event-loop-delay.js'
+import type { RequestInfo } from '../../src/index.js'
+import { eventLoopDelaySignal, RateLimitConfigError } from '../../src/index.js'
+import type { GateOutcome, LoadShedderOptions } from '../../src/internal.js'
+import { createLoadShedder } from '../../src/internal.js'
 import { virtualTime } from './virtual-time.js'
 
 type Req = { class?: string }

@@ -4,9 +4,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   type Algorithm,
-  consumeAll,
   createLimiter,
-  createRateLimitHandler,
   type Decision,
   type Duration,
   fixedWindow,
@@ -17,6 +15,7 @@ import {
   type Store,
   step,
 } from '../../src/index.js'
+import { consumeAll, createRateLimitHandler } from '../../src/internal.js'
 
 const T0 = Date.UTC(2026, 0, 1, 12)
 const shaper = (maxDelay: Duration = '300ms', capacity = 10) =>

@@ -2,8 +2,11 @@
 // rules for a priority function that fails; on a virtual clock with virtual timers (no sleeps).
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { GateEntry, GateOutcome, PriorityQueueOptions, RequestInfo } from '../../src/index.js'
-import { createPriorityQueue, RateLimitConfigError } from '../../src/index.js'
+import type { GateEntry } from '../../src/degradation/gate.js'
+import type { RequestInfo } from '../../src/index.js'
+import { RateLimitConfigError } from '../../src/index.js'
+import type { GateOutcome, PriorityQueueOptions } from '../../src/internal.js'
+import { createPriorityQueue } from '../../src/internal.js'
 import { virtualTime } from './virtual-time.js'
 
 type Req = { plan?: string }

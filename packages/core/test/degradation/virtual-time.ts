@@ -1,6 +1,6 @@
 // A virtual clock with timers for core's tests (core cannot import the test kit, which depends on it):
 // timers fire only when the test advances the clock, each at its own time, in order.
-import type { Timers } from '../../src/index.js'
+import type { Timers } from '../../src/degradation/timers.js'
 
 export function virtualTime(start = 1_000_000) {
   let now = start

@@ -6,7 +6,8 @@ import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { KEPT_KEYS } from '../../src/http/key-spec.js'
-import { createRateLimitHandler, MemoryStore } from '../../src/index.js'
+import { MemoryStore } from '../../src/index.js'
+import { createRateLimitHandler } from '../../src/internal.js'
 import { requestFrom } from '../request-info.js'
 
 const req = requestFrom
@@ -59,7 +60,7 @@ describe('the handler keeps what recent addresses gave', () => {
   })
 })
 
-const dist = new URL('../../dist/index.js', import.meta.url).href
+const dist = new URL('../../dist/internal.js', import.meta.url).href
 const probe = `
 import { createRateLimitHandler } from ${JSON.stringify(dist)}
 const handler = createRateLimitHandler({ limit: 10, window: '1h' })

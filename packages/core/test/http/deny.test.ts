@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import {
   type Algorithm,
-  createRateLimitHandler,
   MemoryStore,
   type Outcome,
   RateLimitConfigError,
-  type RateLimitHandler,
   type RequestInfo,
 } from '../../src/index.js'
+import { createRateLimitHandler, type RateLimitHandler } from '../../src/internal.js'
 import { requestFrom } from '../request-info.js'
 
 /** A MemoryStore that counts the calls it gets. */

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
   type Algorithm,
-  createRateLimitHandler,
   fixedWindow,
   leakyBucket,
   MemoryStore,
   type RequestInfo,
   type Store,
 } from '../../src/index.js'
+import { createRateLimitHandler } from '../../src/internal.js'
 
 const START = Date.UTC(2026, 0, 1, 12)
 const req = (over: Partial<RequestInfo<any>> = {}): RequestInfo<any> => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createRateLimitHandler, fixedWindow, RateLimitConfigError } from '../../src/index.js'
-import { mergeRateLimitOptions } from '../../src/internal.js'
+import { fixedWindow, RateLimitConfigError } from '../../src/index.js'
+import { createRateLimitHandler, mergeRateLimitOptions } from '../../src/internal.js'
 
 const fails = (options: unknown) => {
   try {

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
-  createRateLimitHandler,
   fixedWindow,
   MemoryStore,
   RateLimitConfigError,
   type RateLimitOptions,
   type RequestInfo,
 } from '../../src/index.js'
+import { createRateLimitHandler } from '../../src/internal.js'
 import { sha256Text128 } from '../../src/store-keys/sha256.js'
 import { encodeKeyPart } from '../../src/store-keys/store-key.js'
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createRateLimitHandler, MemoryStore, type Outcome, type Store } from '../../src/index.js'
+import { MemoryStore, type Outcome, type Store } from '../../src/index.js'
+import { createRateLimitHandler } from '../../src/internal.js'
 import { promisedStore } from '../promised-store.js'
 import { requestFrom } from '../request-info.js'
 

@@ -1,7 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import {
   type Algorithm,
-  createRateLimitHandler,
   fixedWindow,
   MemoryStore,
   type Outcome,
@@ -10,6 +9,7 @@ import {
   type Store,
   tokenBucket,
 } from '../../src/index.js'
+import { createRateLimitHandler } from '../../src/internal.js'
 import { requestFrom } from '../request-info.js'
 
 /** 2026-01-01T12:00:10Z: ten seconds into a minute. */

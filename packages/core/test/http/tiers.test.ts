@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import {
-  createRateLimitHandler,
   fixedWindow,
   gcra,
   MemoryStore,
@@ -10,6 +9,7 @@ import {
   slidingWindowCounter,
   tokenBucket,
 } from '../../src/index.js'
+import { createRateLimitHandler } from '../../src/internal.js'
 
 // The API gateway's throttling example: an account ceiling of 10,000 req/s, a stage of 1,000 req/s under it, a route of 100.
 const account = {

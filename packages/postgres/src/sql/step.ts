@@ -1,4 +1,4 @@
-import type { AlgorithmKind } from '@floodgate/core'
+import type { AlgorithmKind } from '@floodgate/core/internal'
 import { bucketStep } from './bucket.js'
 import { calendarQuotaStep } from './calendar-quota.js'
 import { fixedWindowStep } from './fixed-window.js'

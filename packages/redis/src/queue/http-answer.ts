@@ -1,4 +1,4 @@
-import type { HttpAnswer } from '@floodgate/core'
+import type { HttpAnswer } from '@floodgate/core/internal'
 import { retryAfterSeconds } from '@floodgate/core/internal'
 import type { EnqueueResult } from './queue.js'
 

@@ -1,4 +1,5 @@
-import type { Awaitable, Duration } from '@floodgate/core'
+import type { Duration } from '@floodgate/core'
+import type { Awaitable } from '@floodgate/core/internal'
 import { duration, fn, parseOptions, positiveInt } from '@floodgate/core/internal'
 import { z } from 'zod'
 import type { QueueError } from './errors.js'

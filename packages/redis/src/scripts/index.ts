@@ -1,4 +1,4 @@
-import type { AlgorithmKind } from '@floodgate/core'
+import type { AlgorithmKind } from '@floodgate/core/internal'
 import { KINDS } from '../wire.js'
 import { BUCKET } from './bucket.js'
 import { CALENDAR_QUOTA } from './calendar-quota.js'

@@ -1,6 +1,5 @@
 export { type OvershootBoundParts, overshootBound } from './bound.js'
 export type { SyncErrorEvent, SyncedStoreOptions, SyncTimers } from './options.js'
-export { SYNCED_SCRIPTS } from './sync-script.js'
 export type { SyncStats } from './sync-stats.js'
 export type { SyncedDecision, SyncedSource } from './synced-decision.js'
 export { SyncedStore } from './synced-store.js'

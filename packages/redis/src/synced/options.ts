@@ -1,4 +1,5 @@
-import type { Clock, Duration } from '@floodgate/core'
+import type { Duration } from '@floodgate/core'
+import type { Clock } from '@floodgate/core/internal'
 import { duration, fn, parseOptions, positiveInt } from '@floodgate/core/internal'
 import { z } from 'zod'
 import type { RedisStore } from '../store.js'

@@ -1,4 +1,4 @@
-import type { Clock } from '@floodgate/core'
+import type { Clock } from '@floodgate/core/internal'
 
 /** How many syncs' measurements are gathered before the clock adopts the one with the fastest round trip. */
 const SAMPLES = 16

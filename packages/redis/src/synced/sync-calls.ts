@@ -1,4 +1,4 @@
-import type { BoundHistogram } from '@floodgate/core'
+import type { BoundHistogram } from '@floodgate/core/internal'
 import { CallFailure, type Settled } from '@floodgate/core/internal'
 import { keySlot } from '../redis-key.js'
 import type { ScriptRunner } from '../script-runner.js'

@@ -1,4 +1,4 @@
-import type { BoundHistogram } from '@floodgate/core'
+import type { BoundHistogram } from '@floodgate/core/internal'
 import { CallFailure } from '@floodgate/core/internal'
 import type { ScriptRunner } from '../script-runner.js'
 import type { DecisionClock } from './decision-clock.js'

@@ -1,4 +1,5 @@
-import type { Algorithm, AlgorithmKind } from '@floodgate/core'
+import type { Algorithm } from '@floodgate/core'
+import type { AlgorithmKind } from '@floodgate/core/internal'
 import { periodOf } from '@floodgate/core/internal'
 
 /** What a gauge of the state shows: one field against its full scale. */
