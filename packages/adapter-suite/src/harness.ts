@@ -13,11 +13,14 @@ export const fwd = (ip: string) => ({ 'X-Forwarded-For': ip })
 /** A store that records refunds, so tests can wait for the ones made when a response finished. */
 export interface WatchedStore extends Store {
   refunds: number
+  /** Settled costs charged above their estimate (`charge`). */
+  charges: number
 }
 
 function watched(store: Store): WatchedStore {
   const wrapper: WatchedStore = {
     refunds: 0,
+    charges: 0,
     consume: (a, k, c, now) => store.consume(a, k, c, now),
     peek: (a, k, c, now) => store.peek(a, k, c, now),
     async refund(a, k, c, now) {
@@ -29,6 +32,12 @@ function watched(store: Store): WatchedStore {
   }
   if (store.consumeAll)
     wrapper.consumeAll = (items: readonly ConsumeItem[], now?: number) => store.consumeAll!(items, now)
+  if (store.charge) {
+    wrapper.charge = async (a, k, c, now) => {
+      await store.charge!(a, k, c, now)
+      wrapper.charges++
+    }
+  }
   if (store.answerWithin) wrapper.answerWithin = (ms: number) => store.answerWithin!(ms)
   return wrapper
 }
