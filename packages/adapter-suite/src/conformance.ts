@@ -2,6 +2,7 @@ import type { StoreFactory } from '@floodgate/test-harness'
 import { describe } from 'vitest'
 import { suiteContext } from './harness.js'
 import { clientAddresses } from './scenarios/client-addresses.js'
+import { concurrencyLimits } from './scenarios/concurrency.js'
 import { denials } from './scenarios/denials.js'
 import { headers } from './scenarios/headers.js'
 import { layeredLimits } from './scenarios/layered-limits.js'
@@ -43,6 +44,7 @@ export function describeAdapterConformance(
       readingLimits,
       slowDown,
       settledCosts,
+      concurrencyLimits,
     ]) {
       scenarios(context)
     }

@@ -13,6 +13,8 @@ export const fwd = (ip: string) => ({ 'X-Forwarded-For': ip })
 /** A store that records refunds, so tests can wait for the ones made when a response finished. */
 export interface WatchedStore extends Store {
   refunds: number
+  /** Leases given back (`release`, a `concurrency` policy's units). */
+  releases: number
   /** Settled costs charged above their estimate (`charge`). */
   charges: number
 }
@@ -20,6 +22,7 @@ export interface WatchedStore extends Store {
 function watched(store: Store): WatchedStore {
   const wrapper: WatchedStore = {
     refunds: 0,
+    releases: 0,
     charges: 0,
     consume: (a, k, c, now) => store.consume(a, k, c, now),
     peek: (a, k, c, now) => store.peek(a, k, c, now),
@@ -36,6 +39,12 @@ function watched(store: Store): WatchedStore {
     wrapper.charge = async (a, k, c, now) => {
       await store.charge!(a, k, c, now)
       wrapper.charges++
+    }
+  }
+  if (store.release) {
+    wrapper.release = async (a, k, lease, now) => {
+      await store.release!(a, k, lease, now)
+      wrapper.releases++
     }
   }
   if (store.answerWithin) wrapper.answerWithin = (ms: number) => store.answerWithin!(ms)

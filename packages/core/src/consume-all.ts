@@ -63,7 +63,7 @@ const ignored = (): void => {}
  * decision per item, in the items' order.
  */
 export async function consumeInGroups(parts: {
-  store: Pick<Store, 'peek' | 'refund'>
+  store: Pick<Store, 'peek' | 'refund' | 'release'>
   items: readonly ConsumeItem[]
   /** Indices into `items`, one array per group, in the order to consume them. */
   groups: readonly (readonly number[])[]
@@ -75,11 +75,18 @@ export async function consumeInGroups(parts: {
   const decisions: Decision[] = new Array(items.length)
   const taken: number[] = []
   // Best effort: a refund the store cannot make is its to report; it never turns a refusal into a failure.
+  // Units with a lease (`concurrency`) go back by their lease: exactly the ones this request took.
   const giveBack = () =>
     Promise.all(
       taken.map((i) =>
         Promise.resolve()
-          .then(() => store.refund(items[i]!.algorithm, items[i]!.key, items[i]!.cost, now))
+          .then(() => {
+            const { algorithm, key, cost } = items[i]!
+            const lease = decisions[i]!.lease
+            return lease === undefined
+              ? store.refund(algorithm, key, cost, now)
+              : store.release?.(algorithm, key, lease, now)
+          })
           .catch(ignored),
       ),
     )

@@ -5,6 +5,7 @@
 // The limiter, its algorithms and its in-process store.
 export {
   calendarQuota,
+  concurrency,
   fixedWindow,
   gcra,
   leakyBucket,

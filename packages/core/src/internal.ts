@@ -4,6 +4,7 @@
 
 export { boundDelay } from './algorithms/bounded-delay.js'
 export { periodOf } from './algorithms/calendar.js'
+export { CONCURRENCY_RETRY_MS } from './algorithms/concurrency.js'
 export { EPSILON, NEVER } from './algorithms/decide.js'
 export { cachedClock } from './clocks/cached-clock.js'
 export { consumeAll, consumeInGroups } from './consume-all.js'

@@ -6,6 +6,7 @@ import { RateLimitConfigError, RateLimitCostError } from './errors.js'
 import { compileFailurePolicy, type FailMode, failureOptionsShape } from './failure-policy.js'
 import { metricsSinkSchema } from './metrics/schema.js'
 import type { MetricsSink } from './metrics/sink.js'
+import { checkRelease } from './refund-items.js'
 import { encodeKeyPart, MAX_KEY_PART_LENGTH, partitionOf, storeKey } from './store-keys/store-key.js'
 import { MemoryStore } from './stores/memory.js'
 import type { Algorithm, Awaitable, Clock, ConsumeItem, Decision, Store } from './types.js'
@@ -102,6 +103,14 @@ export interface Limiter {
   peekSync(key: string, options?: ConsumeOptions): Decision
   /** Give back units spent earlier (a request that failed, say). */
   refund(key: string, options?: ConsumeOptions): Promise<void>
+  /**
+   * Give back the units an allowed decision holds (`decision.lease`, on a `concurrency` policy) when its work
+   * is done: exactly those units, once. A lease already given back, or expired, frees nothing.
+   * @example
+   * const decision = await limiter.consume(userId)
+   * if (decision.allowed) try { await work() } finally { await limiter.release(userId, decision.lease!) }
+   */
+  release(key: string, lease: string): Promise<void>
   /** Forget the key: its next request starts with a full quota. */
   reset(key: string): Promise<void>
 }
@@ -139,6 +148,7 @@ export function createLimiter(options: LimiterOptions): Limiter {
   const { algorithm, name, clock } = parsed
   const store: Store = parsed.store ?? new MemoryStore()
   store.checkAlgorithm?.(algorithm)
+  checkRelease(store, algorithm, 'createLimiter.store')
   const scope = parsed.prefix === '' ? '' : `${parsed.prefix}:`
 
   // Without a prefix, a key that needs no encoding is its own store key: no other key can equal it (every
@@ -281,6 +291,30 @@ export function createLimiter(options: LimiterOptions): Limiter {
         if (refunded instanceof Promise) await failure.bound(refunded)
       } catch {
         await failure.refund(item, t)
+      }
+    },
+    async release(key, lease) {
+      if (typeof lease !== 'string' || lease === '') {
+        throw new RateLimitConfigError(
+          'ERR_FLOODGATE_INVALID_OPTION',
+          'lease',
+          lease,
+          "an allowed decision's lease",
+        )
+      }
+      const at = keyOf(key)
+      const t = now()
+      try {
+        const released = store.release?.(algorithm, at, lease, t)
+        if (released instanceof Promise) await failure.bound(released)
+      } catch {
+        // The store could not: the lease expires on its own. Its units may have come from the fallback store.
+      }
+      try {
+        const released = failure.fallback?.release?.(algorithm, at, lease, t)
+        if (released instanceof Promise) await failure.boundFallback(released).catch(() => {})
+      } catch {
+        // dropped, as a refund the fallback cannot make
       }
     },
     async reset(key) {

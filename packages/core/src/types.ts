@@ -23,6 +23,12 @@ export interface Decision {
   delayMs: number
   /** The name of the policy that made this decision. */
   policy: string
+  /**
+   * Set on an allowed decision of a `concurrency` policy only: the id of the units this request now holds.
+   * Give them back with the store's `release` (or the limiter's) when the request ends; a lease is given back
+   * once, and a lease that already expired frees nothing.
+   */
+  lease?: string
 }
 
 /** The algorithms Floodgate ships; a store may use this to pick its implementation (a Lua script, say). */
@@ -34,6 +40,7 @@ export type AlgorithmKind =
   | 'leaky-bucket'
   | 'gcra'
   | 'calendar-quota'
+  | 'concurrency'
 
 /**
  * A rate-limiting algorithm: a small pure state machine.
@@ -75,6 +82,11 @@ export interface Algorithm {
    * entries it forgets are older than the ones it writes). Optional: an algorithm without it cannot settle costs.
    */
   charge?(state: Float64Array, at: number, now: number, cost: number): void
+  /**
+   * Give back the units of `lease` (an allowed decision's `lease`), if they are still held: an algorithm
+   * whose units have identities has it (`concurrency`). A lease already given back or expired frees nothing.
+   */
+  release?(state: Float64Array, at: number, now: number, lease: string): void
   /** When the state becomes equal to the fresh state (all zeros), in ms; 0 when it already is. */
   expiresAt(state: Float64Array, at: number): number
 }
@@ -116,6 +128,13 @@ export interface Store {
    */
   charge?(algorithm: Algorithm, key: string, cost: number, now?: number): Awaitable<void>
   reset(algorithm: Algorithm, key: string): Awaitable<void>
+  /**
+   * Give back the units an allowed decision holds, by its `lease` (`concurrency`): exactly those units, once.
+   * A lease already given back, or whose units expired (their holder crashed, say), frees nothing, even when
+   * another request holds units of the same key now. Optional: a store without it cannot run `concurrency`
+   * (the limiter and the middleware refuse such a policy at creation).
+   */
+  release?(algorithm: Algorithm, key: string, lease: string, now?: number): Awaitable<void>
   /**
    * Forget every key this store holds, of every algorithm: each starts again with a full quota. Optional; an
    * app's tests call it between tests (`resetLimits(store)` from `@floodgate/testing`). The store stays open.

@@ -21,6 +21,7 @@ const RUNTIME = [
   'RateLimitCostError',
   'RateLimitRequestError',
   'calendarQuota',
+  'concurrency',
   'createLimiter',
   'eventLoopDelaySignal',
   'fixedWindow',

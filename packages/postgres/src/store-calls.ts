@@ -58,7 +58,9 @@ export class StoreCalls {
       params: this.paramsOf(algorithm),
       settings: this.settings,
     })
-    return this.timed(operation, this.runner.run(this.statements.decide, values))
+    // A release is timed as a refund: both give units back.
+    const timing = operation === 'release' ? 'refund' : operation
+    return this.timed(timing, this.runner.run(this.statements.decide, values))
   }
 
   /** The consume-all function: settles with a row per item, in the items' order. */

@@ -162,6 +162,22 @@ export class PostgresStore implements Store {
   }
 
   /**
+   * Give back the units of `lease` (a `concurrency` decision's), in one statement on the key's locked row:
+   * exactly that lease's units, if still held, whichever server asks; a lease released twice, or after it
+   * expired, frees nothing. Rejects with a `PostgresStoreError` when PostgreSQL cannot take it (reported to
+   * `onError`); the lease then expires.
+   */
+  release(algorithm: Algorithm, key: string, lease: string, now?: number): Promise<void> {
+    const number = Number(lease)
+    if (algorithm.kind !== 'concurrency' || !/^\d{1,16}$/.test(lease) || !Number.isSafeInteger(number))
+      return Promise.resolve() // not one of ours
+    if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
+    return this.calls.decide('release', algorithm, key, number, now).then((settled) => {
+      if (settled instanceof CallFailure) throw this.failed('refund', settled, key)
+    })
+  }
+
+  /**
    * Spend `cost` units of `key` whatever the limit says (a settled cost above its estimate): the key may go
    * over its limit, so that its next requests wait (see `Algorithm.charge`). Needs migration 3 or later.
    * Rejects with a `PostgresStoreError` when PostgreSQL cannot take it (reported to `onError`).

@@ -15,8 +15,14 @@ export interface PostgresDecision extends Decision {
 }
 
 /** The operations of a one-key decision, as the SQL spells them. */
-export type Operation = 'consume' | 'peek' | 'refund' | 'charge'
-export const OPS: Record<Operation, string> = { consume: 'c', peek: 'p', refund: 'r', charge: 's' }
+export type Operation = 'consume' | 'peek' | 'refund' | 'release' | 'charge'
+export const OPS: Record<Operation, string> = {
+  consume: 'c',
+  peek: 'p',
+  refund: 'r',
+  release: 'l',
+  charge: 's',
+}
 
 /**
  * An algorithm's parameters for its step function, in core's one order for every store, `null` in unused
@@ -137,7 +143,9 @@ export function consumeBatchValues(call: {
   ]
 }
 
-const DECISION_COLUMNS = 'allowed, remaining, reset_ms, retry_after_ms, delay_ms'
+// The sixth, an admission's written `next_state[1]`, is the lease number of a `concurrency` admission.
+const DECISION_COLUMNS =
+  'allowed, remaining, reset_ms, retry_after_ms, delay_ms, CASE WHEN allowed AND write THEN next_state[1] END'
 
 /** The store's statements for one location, each prepared once per connection (a named statement). */
 export interface Statements {
@@ -183,13 +191,16 @@ export const TYPES: StoreQuery['types'] = {
   },
 }
 
-/** A decision from a row of `allowed, remaining, reset_ms, retry_after_ms, delay_ms`; throws on anything else. */
+/**
+ * A decision from a row of `allowed, remaining, reset_ms, retry_after_ms, delay_ms` and the lease number of a
+ * `concurrency` admission (else a number the decision does not use, or `NULL`); throws on anything else.
+ */
 export function parseRow(row: unknown, algorithm: Algorithm): PostgresDecision {
   if (
     !Array.isArray(row) ||
-    row.length !== 5 ||
+    row.length !== 6 ||
     typeof row[0] !== 'boolean' ||
-    row.slice(1).some((n) => typeof n !== 'number' || Number.isNaN(n))
+    row.slice(1, 5).some((n) => typeof n !== 'number' || Number.isNaN(n))
   ) {
     throw new TypeError(`Unexpected row from a Floodgate function: ${JSON.stringify(row)?.slice(0, 80)}`)
   }
@@ -200,7 +211,7 @@ export function parseRow(row: unknown, algorithm: Algorithm): PostgresDecision {
     number,
     number,
   ]
-  return {
+  const decision: PostgresDecision = {
     allowed,
     limit: algorithm.limit,
     remaining,
@@ -210,4 +221,7 @@ export function parseRow(row: unknown, algorithm: Algorithm): PostgresDecision {
     policy: '',
     source: 'postgres',
   }
+  if (allowed && algorithm.kind === 'concurrency' && typeof row[5] === 'number')
+    decision.lease = String(row[5])
+  return decision
 }

@@ -52,6 +52,7 @@ describe('migration', () => {
     expect(rows.map((r) => r.proname)).toEqual([
       'floodgate_bucket',
       'floodgate_calendar_quota',
+      'floodgate_concurrency',
       'floodgate_consume_all',
       'floodgate_consume_batch',
       'floodgate_days_from_civil',

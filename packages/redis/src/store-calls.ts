@@ -2,7 +2,7 @@ import type { Algorithm } from '@floodgate/core'
 import type { Settled, StoreMetrics } from '@floodgate/core/internal'
 import { keySlot } from './redis-key.js'
 import type { ScriptRunner } from './script-runner.js'
-import { CONSUME_ALL, SCRIPTS, type Script } from './scripts/index.js'
+import { CONSUME_ALL, RELEASE, SCRIPTS, type Script } from './scripts/index.js'
 import {
   consumeAllArgs,
   type ItemGroup,
@@ -71,6 +71,11 @@ export class StoreCalls {
     }
     const args = consumeAllArgs(this.runner.binary, this.graceMs, groups, count, params)
     return this.runner.run(CONSUME_ALL, count, args, this.metrics?.histogramOf('consume_all'))
+  }
+
+  /** Give back one lease's units at `rkey` (`lease`: `<lease>:<units>`), timed as a refund. */
+  release(rkey: string, lease: string): Promise<Settled> {
+    return this.runner.run(RELEASE, 1, [rkey, lease], this.metrics?.histogramOf('refund'))
   }
 
   /** DEL `rkey` (a reset), timed. */

@@ -25,6 +25,9 @@ import { StoreCalls, slotGroups } from './store-calls.js'
 import { storeMetricsOf } from './store-metrics-of.js'
 import { parseReply, type RedisDecision } from './wire.js'
 
+/** A lease this store gave out: `<lease number>:<units>`. */
+const LEASE = /^\d{1,16}:\d{1,9}$/
+
 /**
  * Rate-limit state in Redis, shared by every server: each algorithm is Lua, run by EVALSHA (read, decide and
  * write atomically, on the Redis server's clock unless the limiter passes a time). The decisions asked for in
@@ -147,6 +150,21 @@ export class RedisStore implements Store {
     this.blocks?.delete(rkey)
     if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
     return this.calls.one('refund', rkey, algorithm, cost, now).then((settled) => {
+      if (settled instanceof CallFailure) throw this.failed('refund', settled, key)
+    })
+  }
+
+  /**
+   * Give back the units of `lease` (a `concurrency` decision's), atomically: exactly that lease's units, if
+   * still held, whichever server asks; a lease released twice, or after it expired, frees nothing. Rejects
+   * with a `RedisStoreError` when Redis cannot take it (reported to `onError`); the lease then expires.
+   */
+  release(algorithm: Algorithm, key: string, lease: string, _now?: number): Promise<void> {
+    if (algorithm.kind !== 'concurrency' || !LEASE.test(lease)) return Promise.resolve() // not one of ours
+    const rkey = this.rkeys.of(algorithm, key)
+    this.blocks?.delete(rkey)
+    if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
+    return this.calls.release(rkey, lease).then((settled) => {
       if (settled instanceof CallFailure) throw this.failed('refund', settled, key)
     })
   }

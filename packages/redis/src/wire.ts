@@ -21,7 +21,8 @@ import { PARAM_SLOTS, STEP_PARAMS, stepParams } from '@floodgate/core/internal'
  *
  * A decision is one reply, `allowed remaining resetMs retryAfterMs delayMs`: for clients that take a binary
  * reply, five little-endian doubles in 40 bytes, or only `remaining resetMs` in 16 for an admission with
- * no wait (allowed, `retryAfterMs` and `delayMs` 0); else text in `%.17g`, which also round-trips every double
+ * no wait (allowed, `retryAfterMs` and `delayMs` 0), or `remaining resetMs lease units` in 32 for an admission
+ * that holds a lease (`concurrency`; text: the five fields, then `lease units`); else text in `%.17g`, which also round-trips every double
  * (a Lua number in a reply would be truncated to an integer). A request that can never pass has an infinite
  * `retryAfterMs` (`inf` in text).
  *
@@ -166,9 +167,16 @@ export function consumeAllArgs(
   return args
 }
 
-/** The sizes of a binary reply: five little-endian doubles, or two for an admission with no wait. */
+/**
+ * The sizes of a binary reply: five little-endian doubles, or two for an admission with no wait, or four for an
+ * admission that holds a lease (`remaining resetMs lease units`, `concurrency`).
+ */
 const REPLY_BYTES = 40
 const ADMITTED_BYTES = 16
+const LEASED_BYTES = 32
+
+/** A lease as the release script takes it: the lease number and its units, `<lease>:<units>`. */
+const leaseText = (lease: number, units: number): string => `${lease}:${units}`
 
 /** A text field as a number; Lua prints an infinite wait as `inf`. */
 const field = (text: string): number => (text === 'inf' ? Number.POSITIVE_INFINITY : Number(text))
@@ -178,7 +186,10 @@ const field = (text: string): number => (text === 'inf' ? Number.POSITIVE_INFINI
  * else: the store treats an unreadable reply as a failure.
  */
 export function parseReply(reply: unknown, algorithm: Algorithm): RedisDecision {
-  if (Buffer.isBuffer(reply) && (reply.length === ADMITTED_BYTES || reply.length === REPLY_BYTES)) {
+  if (
+    Buffer.isBuffer(reply) &&
+    (reply.length === ADMITTED_BYTES || reply.length === REPLY_BYTES || reply.length === LEASED_BYTES)
+  ) {
     return binaryDecision(reply, 0, reply.length, algorithm)
   }
   return textDecision(reply, algorithm)
@@ -195,7 +206,11 @@ export function parseAllReply(reply: unknown, items: readonly ConsumeItem[]): Re
     let at = count
     for (let i = 0; i < count; i++) {
       const size = reply[i]
-      if ((size !== ADMITTED_BYTES && size !== REPLY_BYTES) || at + size > reply.length) break
+      if (
+        (size !== ADMITTED_BYTES && size !== REPLY_BYTES && size !== LEASED_BYTES) ||
+        at + size > reply.length
+      )
+        break
       decisions[i] = binaryDecision(reply, at, size, items[i]!.algorithm)
       at += size
     }
@@ -210,8 +225,21 @@ export function parseAllReply(reply: unknown, items: readonly ConsumeItem[]): Re
   throw new TypeError(`Unexpected reply from the consume-all script: ${String(reply).slice(0, 80)}`)
 }
 
-/** The binary decision of `size` bytes (16 or 40, which the caller has checked) at `at` in `reply`. */
+/** The binary decision of `size` bytes (16, 32 or 40, which the caller has checked) at `at` in `reply`. */
 function binaryDecision(reply: Buffer, at: number, size: number, algorithm: Algorithm): RedisDecision {
+  if (size === LEASED_BYTES) {
+    return {
+      allowed: true,
+      limit: algorithm.limit,
+      remaining: reply.readDoubleLE(at),
+      resetMs: reply.readDoubleLE(at + 8),
+      retryAfterMs: 0,
+      delayMs: 0,
+      policy: '',
+      source: 'redis',
+      lease: leaseText(reply.readDoubleLE(at + 16), reply.readDoubleLE(at + 24)),
+    }
+  }
   if (size === ADMITTED_BYTES) {
     return {
       allowed: true,
@@ -236,11 +264,27 @@ function binaryDecision(reply: Buffer, at: number, size: number, algorithm: Algo
   }
 }
 
-/** A text decision, `allowed remaining resetMs retryAfterMs delayMs`; throws on anything else. */
+/**
+ * A text decision, `allowed remaining resetMs retryAfterMs delayMs`, and `lease units` after them for an
+ * admission that holds a lease; throws on anything else.
+ */
 function textDecision(reply: unknown, algorithm: Algorithm): RedisDecision {
   const fields = typeof reply === 'string' ? reply.split(' ') : []
-  if (fields.length !== 5 || fields.slice(1).some((f) => Number.isNaN(field(f)))) {
+  if ((fields.length !== 5 && fields.length !== 7) || fields.slice(1).some((f) => Number.isNaN(field(f)))) {
     throw new TypeError(`Unexpected reply from a Floodgate script: ${String(reply).slice(0, 80)}`)
+  }
+  if (fields.length === 7) {
+    return {
+      allowed: fields[0] === '1',
+      limit: algorithm.limit,
+      remaining: field(fields[1]!),
+      resetMs: field(fields[2]!),
+      retryAfterMs: field(fields[3]!),
+      delayMs: field(fields[4]!),
+      policy: '',
+      source: 'redis',
+      lease: `${fields[5]}:${fields[6]}`,
+    }
   }
   return {
     allowed: fields[0] === '1',

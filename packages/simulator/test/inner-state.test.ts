@@ -22,6 +22,7 @@ const remainingFrom: Record<string, (s: Record<string, number>, max: number) => 
   'leaky-bucket': (s, max) => max - s.level!,
   gcra: (s) => s.available!,
   'calendar-quota': (s, max) => max - s.count!,
+  concurrency: (s, max) => max - s.count!,
 }
 
 describe.each(algorithmCases)('the state reader of $name', ({ create }) => {

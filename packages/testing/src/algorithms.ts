@@ -1,6 +1,7 @@
 import {
   type Algorithm,
   calendarQuota,
+  concurrency,
   fixedWindow,
   gcra,
   leakyBucket,
@@ -32,6 +33,8 @@ export const algorithmCases: readonly AlgorithmCase[] = [
   },
   { name: 'gcra', create: () => gcra({ rate: 3, period: '1s', burst: 4 }) },
   { name: 'calendar-quota', create: () => calendarQuota({ limit: 5, period: 'day', utcOffset: '-05:30' }) },
+  // A lease under the 1 s a refusal says at most, so that a client that waits retryAfterMs passes.
+  { name: 'concurrency', create: () => concurrency({ limit: 5, lease: '900ms' }) },
 ]
 
 /**
@@ -57,5 +60,7 @@ export function quotaAlgorithm(kind: AlgorithmKind, limit: number): Algorithm {
       return gcra({ rate: limit, period: '1d', burst: limit })
     case 'calendar-quota':
       return calendarQuota({ limit, period: 'month' })
+    case 'concurrency':
+      return concurrency({ limit, lease: '1h' })
   }
 }

@@ -109,6 +109,7 @@ export function testStore<S extends Store>(options: StoreUnderTest<S>): void {
             if (!store.charge && vector.steps.some((step) => step.op === 'charge')) context.skip()
             const algorithm = vector.algorithm()
             const key = uniqueKey('vector')
+            const leases: (string | undefined)[] = []
             for (const [index, step] of vector.steps.entries()) {
               for (let i = 0; i < (step.times ?? 1); i++) {
                 const cost = step.cost ?? 1
@@ -116,7 +117,11 @@ export function testStore<S extends Store>(options: StoreUnderTest<S>): void {
                 if (op === 'refund') await store.refund(algorithm, key, cost, step.at)
                 else if (op === 'charge') await store.charge!(algorithm, key, cost, step.at)
                 else if (op === 'reset') await store.reset(algorithm, key)
-                else {
+                else if (op === 'release') {
+                  const lease = leases[step.lease ?? 0]
+                  expect(lease, `step ${index}: the lease to release`).toBeTypeOf('string')
+                  await store.release!(algorithm, key, lease!, step.at)
+                } else {
                   const decision = vector.throughCore
                     ? await throughCore(store, op, { algorithm, key, cost }, step.at)
                     : op === 'peek'
@@ -126,6 +131,10 @@ export function testStore<S extends Store>(options: StoreUnderTest<S>): void {
                     fields(decision),
                     `step ${index} (${op} at +${step.at % 86_400_000} ms)`,
                   ).toMatchObject(step.expect ?? {})
+                  if (op === 'consume' && decision.allowed && algorithm.release) {
+                    expect(decision.lease, `step ${index}: an allowed decision's lease`).toBeTypeOf('string')
+                    leases.push(decision.lease)
+                  }
                 }
               }
             }
@@ -245,8 +254,14 @@ export function testStore<S extends Store>(options: StoreUnderTest<S>): void {
           const now = at(nextDay())
           await store.refund(algorithm, key, 3, now) // nothing to refund: must not create credit
           expect((await store.peek(algorithm, key, 1, now)).remaining).toBe(algorithm.limit)
-          await store.consume(algorithm, key, 1, now)
+          const taken = await store.consume(algorithm, key, 1, now)
           await store.refund(algorithm, key, 5, now)
+          // Units with a lease go back by their lease only (a refund gives none back), and only once.
+          if (taken.lease !== undefined) {
+            expect((await store.peek(algorithm, key, 1, now)).remaining).toBe(algorithm.limit - 1)
+            await store.release!(algorithm, key, taken.lease, now)
+            await store.release!(algorithm, key, taken.lease, now)
+          }
           expect((await store.peek(algorithm, key, 1, now)).remaining).toBe(algorithm.limit)
           await store.consume(algorithm, key, 2, now)
           await store.reset(algorithm, key)
@@ -364,6 +379,12 @@ function onTime(store: Store, clock: VirtualClock, timers: VirtualTimers): Store
     timed.consumeAll = (items, now) => {
       at(now)
       return store.consumeAll!(items, now)
+    }
+  }
+  if (store.release) {
+    timed.release = (algorithm, key, lease, now) => {
+      at(now)
+      return store.release!(algorithm, key, lease, now)
     }
   }
   if (store.clear) timed.clear = () => store.clear!()

@@ -37,6 +37,12 @@ export function referenceModel(algorithm: Algorithm) {
       states.set(key, s)
     },
     reset: (key: string) => states.delete(key),
+    release(key: string, lease: string, now: number) {
+      const s = states.get(key)
+      if (s) algorithm.release?.(s, 0, now, lease)
+    },
+    /** The leases both sides gave for the same allowed consume (`concurrency`): the reference's and the store's. */
+    held: [] as { key: string; reference: string; store: string }[],
   }
 }
 
@@ -58,7 +64,9 @@ export interface RandomOperation {
 
 /**
  * A consume (70%), a peek (15%), a refund (12%) or a reset (3%) of cost 1, 2 or 0.5 on one of `keys`, made on
- * the store and on the reference at `now`: a consume's or a peek's decisions must agree, field for field.
+ * the store and on the reference at `now`: a consume's or a peek's decisions must agree, field for field. For
+ * an algorithm with leases (`concurrency`), the peek and the refund give way to a release of a lease taken
+ * earlier (maybe released already, or expired).
  */
 export async function agreeOnRandomOperation(o: RandomOperation): Promise<void> {
   const { store, reference, algorithm, keys, random, now } = o
@@ -68,7 +76,15 @@ export async function agreeOnRandomOperation(o: RandomOperation): Promise<void> 
   const where = `${o.where}, cost ${cost}`
   if (kind < 0.7) {
     const got = await store.consume(algorithm, key, cost, now)
-    expect(fields(got), `consume: ${where}`).toEqual(fields(reference.consume(key, cost, now)))
+    const expected = reference.consume(key, cost, now)
+    expect(fields(got), `consume: ${where}`).toEqual(fields(expected))
+    if (got.lease !== undefined && expected.lease !== undefined)
+      reference.held.push({ key, reference: expected.lease, store: got.lease })
+  } else if (kind < 0.97 && algorithm.release && reference.held.length > 0) {
+    // A lease given back: its own units, once (a lease may come up again: released twice, or after expiry).
+    const held = reference.held[Math.floor(random() * reference.held.length)]!
+    await store.release!(algorithm, held.key, held.store, now)
+    reference.release(held.key, held.reference, now)
   } else if (kind < 0.85) {
     const got = await store.peek(algorithm, key, cost, now)
     expect(fields(got), `peek: ${where}`).toEqual(fields(reference.peek(key, cost, now)))

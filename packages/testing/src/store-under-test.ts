@@ -13,6 +13,7 @@ export const EVERY_KIND: readonly AlgorithmKind[] = [
   'leaky-bucket',
   'gcra',
   'calendar-quota',
+  'concurrency',
 ]
 
 /** The suite's time, for a store that keeps time of its own beside the `now` each call passes. */
@@ -51,7 +52,7 @@ export interface StoreUnderTest<S extends Store = Store> {
    * The algorithm kinds the store runs. The suite decides with these only, and checks that the store's
    * `checkAlgorithm` refuses every other kind with a `RateLimitConfigError`, so that a limiter fails at
    * creation, never on a request.
-   * @default every kind: ['fixed-window', 'sliding-window-counter', 'sliding-window-log', 'token-bucket', 'leaky-bucket', 'gcra', 'calendar-quota']
+   * @default every kind: ['fixed-window', 'sliding-window-counter', 'sliding-window-log', 'token-bucket', 'leaky-bucket', 'gcra', 'calendar-quota', 'concurrency'] (a store runs `concurrency` with a `release`)
    * @example ['fixed-window', 'sliding-window-counter']
    */
   algorithms?: readonly AlgorithmKind[]

@@ -1,6 +1,7 @@
 import {
   type Algorithm,
   calendarQuota,
+  concurrency,
   type Decision,
   fixedWindow,
   gcra,
@@ -14,8 +15,10 @@ import {
 export interface VectorStep {
   at: number
   /** `charge`: spend `cost` whatever the limit says (`Store.charge`; run only on stores that have it). */
-  op?: 'consume' | 'peek' | 'refund' | 'reset' | 'charge'
+  op?: 'consume' | 'peek' | 'refund' | 'reset' | 'release' | 'charge'
   cost?: number
+  /** For `release`: which lease, by the order of the vector's allowed consumes (0: the first one's). */
+  lease?: number
   /** Repeat the operation this many times at the same instant (each must match `expect`). */
   times?: number
   expect?: Partial<Omit<Decision, 'policy'>>
@@ -37,6 +40,36 @@ const T0 = Date.UTC(2026, 0, 1, 12, 0, 0) // 12:00:00, a minute boundary
 const s = (seconds: number) => T0 + seconds * 1000
 
 export const vectors: readonly Vector[] = [
+  {
+    name: 'concurrency 3, lease 30s: to the limit, refused, a release frees one (twice: still one), leases expire, a late release frees nothing',
+    algorithm: () => concurrency({ limit: 3, lease: '30s' }),
+    steps: [
+      { at: T0, expect: { allowed: true, remaining: 2, resetMs: 30_000 } }, // lease 0
+      { at: T0, times: 2, expect: { allowed: true } }, // leases 1, 2
+      { at: T0, op: 'peek', expect: { allowed: false, remaining: 0 } },
+      // Refused: a running request may end any moment, so the wait said is at most 1 s, not the lease.
+      { at: T0, expect: { allowed: false, remaining: 0, resetMs: 30_000, retryAfterMs: 1000 } },
+      { at: T0 + 10, op: 'release', lease: 1 },
+      { at: T0 + 10, op: 'peek', expect: { allowed: true, remaining: 1 } },
+      { at: T0 + 10, op: 'release', lease: 1 },
+      { at: T0 + 10, op: 'peek', expect: { allowed: true, remaining: 1 } },
+      { at: T0 + 10, op: 'refund', cost: 3 }, // units go back by lease only
+      { at: T0 + 20, expect: { allowed: true, remaining: 0, resetMs: 30_000 } }, // lease 3, to T0 + 30_020
+      { at: T0 + 29_999, expect: { allowed: false, remaining: 0, retryAfterMs: 1, resetMs: 21 } },
+      // Leases 0 and 2 expire at T0 + 30_000 (their holders never gave them back): two units free again.
+      { at: T0 + 30_000, expect: { allowed: true, remaining: 1 } }, // lease 4
+      { at: T0 + 30_000, op: 'release', lease: 0 },
+      { at: T0 + 30_000, op: 'release', lease: 2 },
+      { at: T0 + 30_000, op: 'peek', expect: { allowed: true, remaining: 1, resetMs: 30_000 } },
+      { at: T0 + 30_020, op: 'peek', expect: { allowed: true, remaining: 2, resetMs: 29_980 } },
+      { at: T0 + 30_020, cost: 2, expect: { allowed: true, remaining: 0 } }, // lease 5, two units
+      { at: T0 + 30_020, cost: 4, expect: { allowed: false, retryAfterMs: Number.POSITIVE_INFINITY } },
+      { at: T0 + 30_030, op: 'release', lease: 5 },
+      { at: T0 + 30_030, op: 'peek', expect: { allowed: true, remaining: 2 } },
+      { at: T0 + 30_030, op: 'release', lease: 4 },
+      { at: T0 + 30_030, op: 'peek', expect: { allowed: true, remaining: 3, resetMs: 0 } },
+    ],
+  },
   {
     name: 'token bucket 10, 1 per 100ms: a burst of 10, the 11th refused, one more 100ms later',
     algorithm: () => tokenBucket({ capacity: 10, refillRate: 1, interval: '100ms' }),

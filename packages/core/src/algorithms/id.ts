@@ -8,6 +8,7 @@ const KIND_CODES: Record<AlgorithmKind, string> = {
   'leaky-bucket': 'lb',
   gcra: 'gcra',
   'calendar-quota': 'cq',
+  concurrency: 'cc',
 }
 
 /**

@@ -1,5 +1,6 @@
 export type { CalendarPeriod } from './calendar.js'
 export { type CalendarQuotaOptions, calendarQuota } from './calendar-quota.js'
+export { type ConcurrencyOptions, concurrency } from './concurrency.js'
 export { fixedWindow } from './fixed-window.js'
 export { type GcraOptions, gcra } from './gcra.js'
 export { type LeakyBucketOptions, leakyBucket } from './leaky-bucket.js'

@@ -1,5 +1,6 @@
 import { compileFailurePolicy } from '../failure-policy.js'
 import { compileLimiterMetrics } from '../metrics/limiter-metrics.js'
+import { checkRelease } from '../refund-items.js'
 import { MemoryStore } from '../stores/memory.js'
 import type { Store } from '../types.js'
 import { parseOptions } from '../validate.js'
@@ -51,6 +52,8 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   const sets = compilePolicySets<N>(o)
   // A store that cannot run an algorithm (a SyncedStore and a bucket, say) says so now, not on a request.
   for (const algorithm of sets.algorithms) store.checkAlgorithm?.(algorithm)
+  for (const algorithm of sets.algorithms) checkRelease(store, algorithm, 'rateLimit.store')
+  const leases = sets.algorithms.some((algorithm) => algorithm.release !== undefined)
   const report = compileReport<N>(o.onError as RateLimitOptions<N>['onError'])
   const warnings = compileWarnings(o.warnings)
   const refunds = compileRefunds({
@@ -59,6 +62,8 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     skipFailedRequests: o.skipFailedRequests,
     skipSuccessfulRequests: o.skipSuccessfulRequests,
     report: (error) => report(error, undefined),
+    leases,
+    fallback: typeof o.failMode === 'object' ? (o.failMode as { fallback: Store }).fallback : undefined,
   })
   // Settled costs (`settle`): only when a policy settles; its store and algorithms must be able to charge.
   checkSettling(store, sets.settling, o.settle)
@@ -82,6 +87,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     dryRun: o.dryRun,
     report,
     owner: refunds,
+    leases,
   })
   const decide: Decide<N> = compileDecide<N>({
     store,

@@ -1,4 +1,5 @@
-import type { ConsumeItem, Decision } from '../types.js'
+import type { SpentItem } from '../refund-items.js'
+import type { Decision } from '../types.js'
 import type { HttpAnswer, PassAnswer } from './answer.js'
 import { NO_HEADERS, seconds } from './answer.js'
 import { remainingOf, resetMsOf } from './headers.js'
@@ -99,8 +100,11 @@ interface OutcomeRecord {
   readonly decision: Decision | undefined
   /** What went wrong when the request could not be decided as usual (see `onError`). */
   readonly error: unknown
-  /** What was spent, for refunds; `undefined` when nothing was (or it was given back). */
-  items: ConsumeItem[] | undefined
+  /**
+   * What was spent, for refunds (with each `concurrency` policy's lease, released when the response ends);
+   * `undefined` when nothing was (or it was given back).
+   */
+  items: SpentItem[] | undefined
   /**
    * The outcome of an earlier limiter on the same request (an app-wide one before a route's). If a later
    * limiter refuses the request, what the earlier ones spent is given back: a refused request spends nothing.
@@ -185,7 +189,7 @@ export function passedOutcome(parts: {
   decision: Decision
   delayMs: number
   limited: boolean
-  items: ConsumeItem[] | undefined
+  items: SpentItem[] | undefined
   owner: Releaser | undefined
   plan: string | undefined
 }): Outcome {

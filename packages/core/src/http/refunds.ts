@@ -4,8 +4,9 @@ import type { Outcome, Releaser } from './outcome.js'
 
 /**
  * Giving back what requests spent: when a later limiter on the same request refuses it (a refused request
- * spends nothing anywhere), and when its response ends with a status `skipFailedRequests` or
- * `skipSuccessfulRequests` does not count.
+ * spends nothing anywhere), when its response ends with a status `skipFailedRequests` or
+ * `skipSuccessfulRequests` does not count, and, for a policy that holds leases (`concurrency`), always when its
+ * response ends or its client leaves (each lease once: `complete` and `release` take the items off the outcome).
  */
 export interface Refunds extends Releaser {
   /** Link this limiter's outcome to the earlier one's: a refusal gives the earlier spending back. */
@@ -26,11 +27,18 @@ export function compileRefunds(parts: {
   skipFailedRequests: boolean
   skipSuccessfulRequests: boolean
   report: (error: unknown) => void
+  /**
+   * Whether a policy holds leases (`concurrency`): its units are given back when the response ends or the
+   * client leaves, whatever the status, so adapters always listen for the end.
+   */
+  leases?: boolean
+  /** The `failMode` fallback store: leases it gave out are released there (a lease frees nothing elsewhere). */
+  fallback?: Store | undefined
 }): Refunds {
-  const { store, clock, skipFailedRequests, skipSuccessfulRequests, report } = parts
+  const { store, clock, skipFailedRequests, skipSuccessfulRequests, report, leases, fallback } = parts
 
   const self: Refunds = {
-    onResponse: skipFailedRequests || skipSuccessfulRequests,
+    onResponse: skipFailedRequests || skipSuccessfulRequests || leases === true,
     release(first) {
       for (let o: Outcome | undefined = first; o !== undefined; o = o.previous) {
         if (o.settlement !== undefined) o.settlement.done = true // given back: never settled
@@ -41,7 +49,7 @@ export function compileRefunds(parts: {
           return
         }
         o.items = undefined
-        void refundItems({ store, items, now: clock?.(), report })
+        void refundItems({ store, items, now: clock?.(), report, fallback })
       }
     },
     link(result, previous) {
@@ -57,7 +65,8 @@ export function compileRefunds(parts: {
       outcome.items = undefined
       const failed = status === 0 || status >= 400
       if (failed ? skipFailedRequests : skipSuccessfulRequests)
-        void refundItems({ store, items, now: clock?.(), report })
+        void refundItems({ store, items, now: clock?.(), report, fallback })
+      else if (leases) void refundItems({ store, items, now: clock?.(), report, fallback, leasesOnly: true })
     },
   }
   return self

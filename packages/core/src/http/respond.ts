@@ -2,6 +2,7 @@ import { NEVER } from '../algorithms/decide.js'
 import { mostRestrictiveIndex } from '../consume-all.js'
 import { describeValue } from '../errors.js'
 import { CLOSED_RETRY_AFTER_MS } from '../failure-policy.js'
+import type { SpentItem } from '../refund-items.js'
 import type { ConsumeItem, Decision } from '../types.js'
 import { retryAfterSeconds } from './answer.js'
 import { callAppFunction, FunctionFailure } from './app-functions.js'
@@ -266,8 +267,21 @@ const invalidResponse = (problem: string) =>
     { option: 'handler' },
   )
 
+/**
+ * The items a request spent, each with the lease its decision holds (`concurrency`), to give back when its
+ * response ends (see {@link spent}).
+ */
+function leased(items: ConsumeItem[], decisions: readonly Decision[]): SpentItem[] | undefined {
+  const held: SpentItem[] = new Array(items.length)
+  for (let i = 0; i < items.length; i++) {
+    const lease = decisions[i]?.lease
+    held[i] = lease === undefined ? items[i]! : { ...items[i]!, lease }
+  }
+  return spent(held)
+}
+
 /** The items a request spent (cost > 0), to give back on a refund; the array itself when all did. */
-function spent(items: ConsumeItem[]): ConsumeItem[] | undefined {
+function spent<I extends ConsumeItem>(items: I[]): I[] | undefined {
   let free = 0
   for (let i = 0; i < items.length; i++) if (items[i]!.cost === 0) free++
   if (free === 0) return items
@@ -306,8 +320,10 @@ export function compileRespond<N>(parts: {
   report: Reporter<N>
   /** What can give back what a passed request spent (the limiter's refunds). */
   owner: Releaser
+  /** Whether a policy holds leases (`concurrency`): a passed request keeps its decisions' leases to release. */
+  leases?: boolean
 }): Respond<N> {
-  const { status, format, clock, dryRun, report, owner } = parts
+  const { status, format, clock, dryRun, report, owner, leases } = parts
   const { message, onLimited, handler } = parts.options
   const sleep = parts.sleep ?? timerSleep
   const contentType = format === 'problem+json' ? PROBLEM_TYPE : JSON_TYPE
@@ -338,7 +354,7 @@ export function compileRespond<N>(parts: {
         decision,
         delayMs,
         limited: false,
-        items: spent(items),
+        items: leases ? leased(items, decisions) : spent(items),
         owner,
         plan,
       })

@@ -130,7 +130,7 @@ export function compileSettler<N>(parts: {
       const actual = normalizeCost(value)
       const difference = actual - item.cost
       if (difference === 0) continue
-      items[i] = { algorithm: item.algorithm, key: item.key, cost: actual }
+      items[i] = { ...item, cost: actual }
       change(item, difference, now, info)
     }
     // What a refund (`skipFailedRequests`, `skipSuccessfulRequests`) gives back from now on: the actual costs.
@@ -160,7 +160,11 @@ export function compileSettler<N>(parts: {
       outcome.settlement = {
         settler: self,
         info: state.info,
-        items: state.items.slice(),
+        // With the leases their decisions hold (`concurrency`): a refund of these items releases them.
+        items: state.items.map((item, i) => {
+          const lease = outcome.decisions[i]?.lease
+          return lease === undefined ? item : { ...item, lease }
+        }),
         settles,
         functions: settleFunctions,
         done: false,

@@ -185,6 +185,16 @@ export class MemoryStore implements Store {
     if (algorithm.expiresAt(table.data, slot * table.width) <= now) table.remove(key)
   }
 
+  /** Give back the units of `lease` (a `concurrency` decision's), if still held; see `Store.release`. */
+  release(algorithm: Algorithm, key: string, lease: string, now = this.clock()): void {
+    if (algorithm.release === undefined) return
+    const table = this.table(algorithm)
+    const slot = table.index.get(key)
+    if (slot === undefined) return
+    algorithm.release(table.data, slot * table.width, now, lease)
+    if (algorithm.expiresAt(table.data, slot * table.width) <= now) table.remove(key)
+  }
+
   /**
    * Spend `cost` units of `key` whatever the limit says (see `Algorithm.charge`): a settled cost above the
    * estimate. An algorithm without `charge` cannot settle costs: refused when the limiter is created.

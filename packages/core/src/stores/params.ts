@@ -15,6 +15,7 @@ export const STEP_PARAMS: Readonly<Record<AlgorithmKind, readonly string[]>> = {
   'leaky-bucket': ['capacity', 'rate', 'intervalMs', 'shape'],
   gcra: ['emissionMs', 'toleranceMs', 'burst'],
   'calendar-quota': ['limit', 'period', 'offsetMs'],
+  concurrency: ['limit', 'leaseMs'],
 }
 
 /**

@@ -20,6 +20,7 @@ const SUFFIXES = [
   '_bucket',
   '_gcra',
   '_calendar_quota',
+  '_concurrency',
   '_days_from_civil',
   '_decide',
   '_consume_all',

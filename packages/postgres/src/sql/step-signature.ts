@@ -18,6 +18,12 @@ export interface Step {
     | '_bucket'
     | '_gcra'
     | '_calendar_quota'
+    | '_concurrency'
+  /**
+   * Whether its last parameter slot is the database's clock in ms (`concurrency`'s lease numbers): the callers
+   * pass the clock there, not the slot's value, whatever time the limiter passes.
+   */
+  readonly clock?: true
   /** Its four parameters' names, as the body uses them (`unused_3` for a slot the algorithm has no use for). */
   readonly params: readonly [string, string, string, string]
   /** The PL/pgSQL body, given the result type's name (to cast the row it returns) and the location. */

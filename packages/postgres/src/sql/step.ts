@@ -1,6 +1,7 @@
 import type { AlgorithmKind } from '@floodgate/core/internal'
 import { bucketStep } from './bucket.js'
 import { calendarQuotaStep } from './calendar-quota.js'
+import { concurrencyStep } from './concurrency.js'
 import { fixedWindowStep } from './fixed-window.js'
 import { gcraStep } from './gcra.js'
 import { type Location, qualified } from './location.js'
@@ -17,12 +18,16 @@ const STEPS: readonly (readonly [AlgorithmKind, Step])[] = [
   ['leaky-bucket', bucketStep],
   ['gcra', gcraStep],
   ['calendar-quota', calendarQuotaStep],
+  ['concurrency', concurrencyStep],
 ]
 
 /** The `CREATE FUNCTION` of every step, each once, for the migration. */
 export function stepFunctions(location: Location): string[] {
   return [...new Set(STEPS.map(([, step]) => step))].map((step) => stepFunction(location, step))
 }
+
+/** `args` with the last one (the fourth parameter slot) replaced by the database's clock, `v_clock`. */
+const withClock = (args: string): string => `${args.slice(0, args.lastIndexOf(','))}, v_clock`
 
 /**
  * PL/pgSQL that runs the step of the algorithm named by the expression `kind` on `args` (the arguments every
@@ -33,7 +38,8 @@ export function runStep(location: Location, kind: string, args: string, indent: 
   return [
     `CASE ${kind}`,
     ...STEPS.map(
-      ([name, step]) => `  WHEN '${name}' THEN r := ${qualified(location, step.suffix)}(${args});`,
+      ([name, step]) =>
+        `  WHEN '${name}' THEN r := ${qualified(location, step.suffix)}(${step.clock ? withClock(args) : args});`,
     ),
     "  ELSE RAISE EXCEPTION 'Floodgate has no step for the algorithm kind %', " +
       `${kind} USING ERRCODE = '22023';`,

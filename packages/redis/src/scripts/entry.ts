@@ -84,7 +84,7 @@ while first <= #KEYS do
       out[i] = decision
       if text then
         if string.byte(decision, 1) ~= 49 then all = false end
-      elseif #decision ~= 16 and decode('<d', decision) ~= 1 then
+      elseif #decision ~= 16 and #decision ~= 32 and decode('<d', decision) ~= 1 then
         all = false
       end
     end

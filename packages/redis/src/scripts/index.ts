@@ -2,6 +2,7 @@ import type { AlgorithmKind } from '@floodgate/core/internal'
 import { KINDS } from '../wire.js'
 import { BUCKET } from './bucket.js'
 import { CALENDAR_QUOTA } from './calendar-quota.js'
+import { CONCURRENCY, RELEASE } from './concurrency.js'
 import { CONSUME_ALL_ENTRY_LUA, singleEntryLua } from './entry.js'
 import { FIXED_WINDOW } from './fixed-window.js'
 import { GCRA } from './gcra.js'
@@ -21,6 +22,7 @@ const ALGORITHMS: Record<AlgorithmKind, AlgorithmLua> = {
   'leaky-bucket': BUCKET,
   gcra: GCRA,
   'calendar-quota': CALENDAR_QUOTA,
+  concurrency: CONCURRENCY,
 }
 
 /** A one-key script: the algorithm's code inline, after its entry (no function to define per call). */
@@ -37,6 +39,7 @@ export const SCRIPTS: Readonly<Record<AlgorithmKind, Script>> = {
   'leaky-bucket': bucket,
   gcra: single(GCRA),
   'calendar-quota': single(CALENDAR_QUOTA),
+  concurrency: single(CONCURRENCY),
 }
 
 const functionOf = (algorithm: AlgorithmLua): string =>
@@ -56,4 +59,6 @@ ${CONSUME_ALL_ENTRY_LUA}`,
 )
 
 /** Every script, for loading them ahead of time and for the test that checks their SHA1. */
-export const ALL_SCRIPTS: readonly Script[] = [...new Set([...Object.values(SCRIPTS), CONSUME_ALL])]
+export const ALL_SCRIPTS: readonly Script[] = [...new Set([...Object.values(SCRIPTS), CONSUME_ALL, RELEASE])]
+
+export { RELEASE }

@@ -1,4 +1,10 @@
-import type { Algorithm, ConsumeItem, Decision, Store } from '@floodgate/core'
+import {
+  type Algorithm,
+  type ConsumeItem,
+  type Decision,
+  RateLimitConfigError,
+  type Store,
+} from '@floodgate/core'
 import { cachedClock, consumeInGroups } from '@floodgate/core/internal'
 import { ScriptRunner } from '../script-runner.js'
 import type { RedisStore } from '../store.js'
@@ -109,6 +115,16 @@ export class SyncedStore implements Store {
 
   /** Throw the `RateLimitConfigError` a SyncedStore gives for an algorithm it cannot count (a bucket, GCRA, the log). */
   checkAlgorithm(algorithm: Algorithm): void {
+    if (algorithm.kind === 'concurrency') {
+      throw new RateLimitConfigError(
+        'ERR_FLOODGATE_INVALID_OPTION',
+        'SyncedStore.algorithm',
+        algorithm.kind,
+        'fixedWindow(...) or slidingWindowCounter(...): a SyncedStore decides from a local share of the quota, so ' +
+          'it cannot hold leases that every server sees and gives back exactly once; use a RedisStore (or a ' +
+          'PostgresStore) for concurrency',
+      )
+    }
     windowKindOf(algorithm)
   }
 

@@ -47,6 +47,16 @@ const readers: Record<AlgorithmKind, ReaderFactory> = {
       out[0] = s[at] === periodOf(now, p.period!, p.offsetMs!)[0] ? s[at + 1]! : 0
     },
   }),
+  // [lease, expiry] x limit: a unit is held while its expiry is after now
+  concurrency: (p) => ({
+    fields: [units(p.limit!)],
+    gauge: { field: 'count', max: p.limit!, reads: 'used' },
+    read(s, at, now, out) {
+      let held = 0
+      for (let i = 0; i < p.limit!; i++) if (s[at + 2 * i + 1]! > now) held++
+      out[0] = held
+    },
+  }),
   // [windowStart, count]
   'fixed-window': (p) => ({
     fields: [units(p.limit!)],

@@ -28,6 +28,14 @@ export class MapStore implements Store {
     this.write(algorithm, key, state)
   }
 
+  /** Give back the units of an allowed decision's `lease` (a `concurrency` policy's), if still held. */
+  release(algorithm: Algorithm, key: string, lease: string, now = this.clock()): void {
+    if (!algorithm.release || !this.keysOf(algorithm).has(key)) return
+    const state = this.read(algorithm, key)
+    algorithm.release(state, 0, now, lease)
+    this.write(algorithm, key, state)
+  }
+
   reset(algorithm: Algorithm, key: string): void {
     this.keysOf(algorithm).delete(key)
   }
