@@ -12,6 +12,7 @@ import { refunds } from './scenarios/refunds.js'
 import { refusals } from './scenarios/refusals.js'
 import { requestOptions } from './scenarios/request-options.js'
 import { routes } from './scenarios/routes.js'
+import { settledCosts } from './scenarios/settled-costs.js'
 import { shaping } from './scenarios/shaping.js'
 import { slowDown } from './scenarios/slow-down.js'
 import { storeDown } from './scenarios/store-down.js'
@@ -44,6 +45,7 @@ export function describeAdapterConformance(
       storeDown,
       readingLimits,
       slowDown,
+      settledCosts,
       concurrencyLimits,
     ]) {
       scenarios(context)

@@ -18,6 +18,13 @@ export interface AdapterRoute {
   rateLimit?: Record<string, unknown>
   /** The route answers once this settles (given the request's headers): tests hold requests in flight. */
   wait?: (headers: IncomingHttpHeaders) => Promise<unknown>
+  /** Settled costs: the response carries `X-Tokens: <tokens>`, for a `settle` function to read from the response. */
+  tokens?: number
+  /**
+   * Settled costs: the route streams these chunks as text, then settles the request's cost itself with what the
+   * app reads of its limit (`req.rateLimit.settle(settle)`, `request.rateLimit`, `ctx.state.rateLimit`).
+   */
+  stream?: { chunks: readonly string[]; settle?: number }
 }
 
 /** The degradation middlewares of a test app, app-wide, after the app-wide limiter and before the routes. */

@@ -97,6 +97,16 @@ export interface Algorithm {
   /** Give `cost` units back (never below an empty count). */
   refund(state: Float64Array, at: number, now: number, cost: number): void
   /**
+   * Spend `cost` units whatever the limit says (a settled cost above the estimate): the state may go over the
+   * limit, so that the key's next requests wait until it is back under. What "over" is depends on the
+   * algorithm: a window's count goes above its limit (fixed window and calendar quota: the current window or
+   * period only; sliding window counter: the current window); a bucket's level goes above its capacity and GCRA's
+   * TAT beyond its tolerance (a debt that drains at the rate); the sliding log, which remembers at most `limit`
+   * units, writes `min(cost, limit)` entries at `now` over its oldest ones (exact for every later wait, as the
+   * entries it forgets are older than the ones it writes). Optional: an algorithm without it cannot settle costs.
+   */
+  charge?(state: Float64Array, at: number, now: number, cost: number): void
+  /**
    * Give back the units of `lease` (an allowed decision's `lease`), if they are still held: an algorithm
    * whose units have identities has it (`concurrency`). A lease already given back or expired frees nothing.
    */
@@ -138,6 +148,14 @@ export interface Store {
   consumeAll?(items: readonly ConsumeItem[], now?: number): Awaitable<Decision[]>
   peek(algorithm: Algorithm, key: string, cost: number, now?: number): Awaitable<Decision>
   refund(algorithm: Algorithm, key: string, cost: number, now?: number): Awaitable<void>
+  /**
+   * Spend `cost` more units of `key`, whatever the limit says: the algorithm's `charge` (see
+   * {@link Algorithm.charge}), which may take the key over its limit so that its next requests wait. The limiter
+   * calls it to settle a request whose actual cost (the `settle` option, `req.rateLimit.settle(n)`) is above
+   * what it charged up front; a cost below is given back with `refund`. Optional: a limiter with `settle`
+   * refuses, at creation, a store without it.
+   */
+  charge?(algorithm: Algorithm, key: string, cost: number, now?: number): Awaitable<void>
   reset(algorithm: Algorithm, key: string): Awaitable<void>
   /**
    * Give back the units an allowed decision holds, by its `lease` (`concurrency`): exactly those units, once.

@@ -121,12 +121,12 @@ function write(
     return false
   }
   request.rateLimit = outcome.rateLimit ?? null
-  if (handler.refunds && outcome.items) completeOnClose(handler, outcome, reply)
+  if (handler.refunds && (outcome.items || outcome.settlement)) completeOnClose(handler, outcome, reply)
   return true
 }
 
 /**
- * Tell the handler how the response ended, for its refunds. A function of its own, as is `writeLater`: a
+ * Tell the handler how the response ended, for its refunds and settled costs (`settle` gets the `reply`). A function of its own, as is `writeLater`: a
  * closure made in a function on every request's path would make each call of it allocate a context.
  */
 function completeOnClose(
@@ -135,7 +135,7 @@ function completeOnClose(
   reply: FastifyReply,
 ): void {
   const res = reply.raw
-  res.once('close', () => handler.complete(outcome, res.writableEnded ? reply.statusCode : 0))
+  res.once('close', () => handler.complete(outcome, res.writableEnded ? reply.statusCode : 0, reply))
 }
 
 function writeLater(

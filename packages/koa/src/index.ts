@@ -83,7 +83,7 @@ export function rateLimit(options: KoaRateLimitOptions = {}): RateLimitMiddlewar
     info: KoaRequestInfo,
     outcome: Outcome,
   ): Promise<void> | undefined => {
-    if (!writeOutcome(handler, outcome, info, ctx.res)) {
+    if (!writeOutcome(handler, outcome, info, ctx.res, ctx)) {
       ctx.respond = false
       return
     }

@@ -73,7 +73,7 @@ export class PostgresStore implements Store {
     this.metrics = createStoreMetrics({
       sink: parsed.metrics,
       store: 'postgres',
-      operations: ['consume', 'consume_all', 'peek', 'refund', 'reset', 'sweep'],
+      operations: ['consume', 'consume_all', 'peek', 'refund', 'charge', 'reset', 'sweep'],
       circuitOpen: () => this.circuit.open,
     })
     this.calls = new StoreCalls({
@@ -174,6 +174,18 @@ export class PostgresStore implements Store {
     if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
     return this.calls.decide('release', algorithm, key, number, now).then((settled) => {
       if (settled instanceof CallFailure) throw this.failed('refund', settled, key)
+    })
+  }
+
+  /**
+   * Spend `cost` units of `key` whatever the limit says (a settled cost above its estimate): the key may go
+   * over its limit, so that its next requests wait (see `Algorithm.charge`). Needs migration 3 or later.
+   * Rejects with a `PostgresStoreError` when PostgreSQL cannot take it (reported to `onError`).
+   */
+  charge(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<void> {
+    if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
+    return this.calls.decide('charge', algorithm, key, cost, now).then((settled) => {
+      if (settled instanceof CallFailure) throw this.failed('charge', settled, key)
     })
   }
 

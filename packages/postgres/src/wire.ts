@@ -15,8 +15,14 @@ export interface PostgresDecision extends Decision {
 }
 
 /** The operations of a one-key decision, as the SQL spells them. */
-export type Operation = 'consume' | 'peek' | 'refund' | 'release'
-export const OPS: Record<Operation, string> = { consume: 'c', peek: 'p', refund: 'r', release: 'l' }
+export type Operation = 'consume' | 'peek' | 'refund' | 'release' | 'charge'
+export const OPS: Record<Operation, string> = {
+  consume: 'c',
+  peek: 'p',
+  refund: 'r',
+  release: 'l',
+  charge: 's',
+}
 
 /**
  * An algorithm's parameters for its step function, in core's one order for every store, `null` in unused

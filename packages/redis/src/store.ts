@@ -68,7 +68,7 @@ export class RedisStore implements Store {
     this.metrics = createStoreMetrics({
       sink: parsed.metrics,
       store: 'redis',
-      operations: ['consume', 'consume_all', 'peek', 'refund', 'reset', 'sync'],
+      operations: ['consume', 'consume_all', 'peek', 'refund', 'charge', 'reset', 'sync'],
       circuitOpen: () => this.circuit.open,
     })
     if (this.metrics) storeMetricsOf.set(this, this.metrics)
@@ -168,6 +168,20 @@ export class RedisStore implements Store {
     if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
     return this.calls.release(rkey, lease).then((settled) => {
       if (settled instanceof CallFailure) throw this.failed('refund', settled, key)
+    })
+  }
+
+  /**
+   * Spend `cost` units of `key` whatever the limit says (a settled cost above its estimate): the key may go
+   * over its limit, so that its next requests wait (see `Algorithm.charge`). Per key, so it works the same on
+   * a Cluster. Rejects with a `RedisStoreError` when Redis cannot take it (reported to `onError`).
+   */
+  charge(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<void> {
+    const rkey = this.rkeys.of(algorithm, key)
+    this.blocks?.delete(rkey)
+    if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
+    return this.calls.one('charge', rkey, algorithm, cost, now).then((settled) => {
+      if (settled instanceof CallFailure) throw this.failed('charge', settled, key)
     })
   }
 

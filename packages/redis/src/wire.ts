@@ -11,7 +11,7 @@ import { PARAM_SLOTS, STEP_PARAMS, stepParams } from '@floodgate/core/internal'
  * reads the numbers with one `struct.unpack`, exactly, without parsing text.
  *
  * One-key scripts: `KEYS[1]` is the state. Binary: `ARGV[1]` is the op (one byte: `c` consume, `p` peek, `r`
- * refund), then little-endian doubles: now (NaN: the Redis server's clock), cost, grace ms, the algorithm's
+ * refund, `s` charge), then little-endian doubles: now (NaN: the Redis server's clock), cost, grace ms, the algorithm's
  * parameters. Text: the same as separate arguments (now empty for the server's clock).
  *
  * The several-keys script: `KEYS` are the states, group after group (a group: one request's items, decided as
@@ -42,13 +42,15 @@ export interface RedisDecision extends Decision {
 }
 
 /** The operations of a one-key script. */
-export type Operation = 'consume' | 'peek' | 'refund'
+export type Operation = 'consume' | 'peek' | 'refund' | 'charge'
 
 /** Each operation's op: the letter the scripts compare, and its byte. */
 const OPS: Record<Operation, { text: string; byte: number }> = {
   consume: { text: 'c', byte: 0x63 },
   peek: { text: 'p', byte: 0x70 },
   refund: { text: 'r', byte: 0x72 },
+  /** Spend whatever the limit says (a settled cost): `s`. */
+  charge: { text: 's', byte: 0x73 },
 }
 
 /** Every kind, in the order the several-keys script numbers them (1-based in Lua). */

@@ -23,10 +23,15 @@ export interface RateLimitHandler<N = any> {
   handle(request: RequestInfo<N>, previous?: RequestRateLimit): Outcome | Promise<Outcome>
   /** Give back everything `outcome` and the outcomes before it spent (once; safe to call again). */
   release(outcome: Outcome): void
-  /** Whether `complete` has work to do (`skipFailedRequests` or `skipSuccessfulRequests`): adapters listen for the response's end only then. */
+  /** Whether `complete` has work to do (`skipFailedRequests`, `skipSuccessfulRequests`, or a policy that settles its cost with `settle`): adapters listen for the response's end only then. */
   readonly refunds: boolean
-  /** Call when the response has finished, with its status (0 when the connection closed first): refunds per `skipFailedRequests` / `skipSuccessfulRequests`. Safe to call twice. */
-  complete(outcome: Outcome, status: number): void
+  /**
+   * Call when the response has finished, with its status (0 when the connection closed first) and, for settled
+   * costs, the framework's response object the `settle` functions get (Express `res`, Fastify `reply`, Koa
+   * `ctx`): refunds per `skipFailedRequests` / `skipSuccessfulRequests`, and settles the request's cost. Safe to
+   * call twice.
+   */
+  complete(outcome: Outcome, status: number, response?: unknown): void
   /**
    * The answer when the adapter could not write an outcome (the framework refused a header, say): a 500,
    * with the error reported to `onError` as `ERR_FLOODGATE_RESPONSE_FAILED`.

@@ -19,6 +19,7 @@ import { compileRefunds } from './refunds.js'
 import { compileReport } from './report.js'
 import type { RequestInfo } from './request-info.js'
 import { compileRespond } from './respond.js'
+import { checkSettling, compileSettler } from './settle.js'
 import { compileUnban } from './unban.js'
 import { compileUsageReport } from './usage.js'
 import { compileRequestWarnings, compileWarnings } from './warnings.js'
@@ -68,6 +69,19 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     leases,
     fallback: typeof o.failMode === 'object' ? (o.failMode as { fallback: Store }).fallback : undefined,
   })
+  // Settled costs (`settle`): only when a policy settles; its store and algorithms must be able to charge.
+  checkSettling(store, sets.settling, o.settle)
+  const settler =
+    sets.settling.length === 0
+      ? undefined
+      : compileSettler<N>({
+          store,
+          clock,
+          report,
+          givesBack: (status) =>
+            status === 0 || status >= 400 ? o.skipFailedRequests : o.skipSuccessfulRequests,
+          refund: refunds.complete,
+        })
   const respond = compileRespond<N>({
     options: o as RateLimitOptions<N>,
     bans: sets.banned.length > 0,
@@ -171,15 +185,30 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     return decided.then((result) => refunds.link(result, previous))
   }
 
+  /** With settled costs: what a passed request needs to be settled, kept on its outcome. */
+  function settleLater(
+    decided: Outcome | Promise<Outcome>,
+    state: RequestState<N>,
+  ): Outcome | Promise<Outcome> {
+    return decided instanceof Promise
+      ? decided.then((outcome) => settler!.attach(outcome, state))
+      : settler!.attach(decided, state)
+  }
+
   return {
     store,
     options,
-    refunds: refunds.onResponse,
+    refunds: refunds.onResponse || settler !== undefined,
     release: refunds.release,
-    complete: refunds.complete,
+    complete: settler ? settler.complete : refunds.complete,
     handle(info, reading) {
       const previous = outcomeOf(reading)
-      const decided = run(requestState(info, base), 0)
+      let decided: Outcome | Promise<Outcome>
+      if (settler === undefined) decided = run(requestState(info, base), 0)
+      else {
+        const state = requestState(info, base)
+        decided = settleLater(run(state, 0), state)
+      }
       if (decided instanceof Promise) {
         if (metrics) decided.then(metrics)
         return previous === undefined ? decided : linkLater(decided, previous)

@@ -3,6 +3,7 @@ import type { Decision } from '../types.js'
 import type { HttpAnswer, PassAnswer } from './answer.js'
 import { NO_HEADERS, seconds } from './answer.js'
 import { remainingOf, resetMsOf } from './headers.js'
+import { type Settlement, settleChain } from './settle.js'
 
 /** What can give back what an outcome spent: the limiter that made it. */
 export interface Releaser {
@@ -23,6 +24,16 @@ export interface RequestRateLimit extends PolicyUsage {
   readonly limited: boolean
   /** Every policy that decided the request, in the order of `limits`. */
   readonly policies: readonly PolicyUsage[]
+  /**
+   * Settle the request's cost now, for a streamed response that knows it at its end: `cost` is the actual
+   * cost, and the difference from what was charged up front is charged (the key may go over its limit) or given
+   * back, in every policy that settles (those with a `settle` function: see the `settle` option), of every
+   * limiter on the request. The `settle` functions are then not called. Once only: a second call does nothing,
+   * nor does one after the response ended and the `settle` functions ran. A cost that is not a finite number
+   * >= 0 is reported to `onError` (`ERR_FLOODGATE_INVALID_COST`) and the estimate stands.
+   * @example req.rateLimit?.settle(usage.totalTokens)
+   */
+  settle(cost: number): void
 }
 
 /** Where one policy stands after a request. */
@@ -105,6 +116,8 @@ interface OutcomeRecord {
   readonly owner: Releaser | undefined
   /** The usage plan the request was decided under, with `plans`. */
   readonly plan: string | undefined
+  /** What settling the request's cost needs (`settle`), when a policy of the limiter settles and it passed. */
+  settlement: Settlement | undefined
 }
 
 /** `req.rateLimit`: the policy closest to its limit, as the headers give it, and the way back to its outcome. */
@@ -130,6 +143,10 @@ class RateLimitReading implements RequestRateLimit {
   /** Made when read: most apps read the policy closest to its limit alone. */
   get policies(): readonly PolicyUsage[] {
     return this.#outcome.decisions.map(usageOf)
+  }
+
+  settle(cost: number): void {
+    settleChain(this.#outcome, cost)
   }
 
   /** The outcome behind what an app read, when a limiter made it. */
@@ -162,6 +179,7 @@ export const SKIPPED: Outcome = Object.freeze({
   previous: undefined,
   owner: undefined,
   plan: undefined,
+  settlement: undefined,
 }) as Outcome
 
 /**
@@ -195,6 +213,7 @@ export function passedOutcome(parts: {
     previous: undefined,
     owner: parts.owner,
     plan: parts.plan,
+    settlement: undefined,
   }
   ;(outcome as { rateLimit: RequestRateLimit }).rateLimit = new RateLimitReading(outcome, parts.decision)
   return outcome
@@ -231,6 +250,7 @@ export function answeredOutcome(parts: {
     previous: undefined,
     owner: undefined,
     plan: parts.plan,
+    settlement: undefined,
   }
 }
 
@@ -252,5 +272,6 @@ export function undecidedOutcome(error: unknown): Outcome {
     previous: undefined,
     owner: undefined,
     plan: undefined,
+    settlement: undefined,
   }
 }

@@ -27,6 +27,7 @@ const def = <N>(spec: Spec<N>, scope: (name: string) => string, role: PolicyDef[
     cost: spec.cost as number | CostFunction<N> | undefined,
     role,
     ban: banRule(spec.ban),
+    settle: spec.settle,
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Algorithm } from '../types.js'
 import { compileHeaders, type HeaderWriter, headerModes } from './headers.js'
 import type { ParsedRateLimitOptions } from './options/schema.js'
-import type { PlanOptions, RouteTierOptions } from './options/types.js'
+import type { PlanOptions, RouteTierOptions, SettleFunction } from './options/types.js'
 import {
   type CompiledPolicies,
   type CostFunction,
@@ -58,6 +58,8 @@ export interface PolicySets<N> {
   readonly algorithms: readonly Algorithm[]
   /** Every policy with a `ban`, once per store-key scope (what `unban` lifts bans of). */
   readonly banned: readonly Policy<N>[]
+  /** The policies of any set that settle their costs (`settle`), once each by name: empty when none does. */
+  readonly settling: readonly Policy<N>[]
 }
 
 /**
@@ -82,7 +84,11 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
     return compileSet(defs)
   }
   const compileSet = (defs: PolicyDef<N>[]): PolicySet<N> => {
-    const compiled = compilePolicies<N>(defs, o.cost as number | CostFunction<N>)
+    const compiled = compilePolicies<N>(
+      defs,
+      o.cost as number | CostFunction<N>,
+      o.settle as SettleFunction<N> | undefined,
+    )
     const writeHeaders = compileHeaders(
       modes,
       compiled.policies.map((p) => ({
@@ -137,6 +143,11 @@ export function compilePolicySets<N>(o: ParsedRateLimitOptions): PolicySets<N> {
         all.flatMap((set) =>
           set.policies.filter((p) => p.ban !== undefined).map((p) => [p.scope, p] as const),
         ),
+      ).values(),
+    ],
+    settling: [
+      ...new Map(
+        all.flatMap((set) => set.policies.filter((p) => p.settleIndex >= 0).map((p) => [p.name, p] as const)),
       ).values(),
     ],
   }

@@ -18,7 +18,15 @@ export const DECISION_OUTCOMES = ['allowed', 'limited', 'dry_run_limited'] as co
 export type DecisionOutcome = (typeof DECISION_OUTCOMES)[number]
 
 /** What a store call was for, as `floodgate_store_duration_seconds` labels it. */
-export type StoreOperation = 'consume' | 'consume_all' | 'peek' | 'refund' | 'reset' | 'sweep' | 'sync'
+export type StoreOperation =
+  | 'consume'
+  | 'consume_all'
+  | 'peek'
+  | 'refund'
+  | 'charge'
+  | 'reset'
+  | 'sweep'
+  | 'sync'
 
 /** How a store call failed: its time bound passed, the backend was unreachable, or it answered an error (or nonsense). */
 export const STORE_ERROR_KINDS = ['timeout', 'connection', 'reply'] as const

@@ -266,6 +266,19 @@ export class MemoryStore implements Store {
     if (algorithm.expiresAt(table.data, slot * table.width) <= now) table.remove(key)
   }
 
+  /**
+   * Spend `cost` units of `key` whatever the limit says (see `Algorithm.charge`): a settled cost above the
+   * estimate. An algorithm without `charge` cannot settle costs: refused when the limiter is created.
+   */
+  charge(algorithm: Algorithm, key: string, cost: number, now = this.clock()): void {
+    const charge = algorithm.charge
+    if (charge === undefined || !(cost > 0)) return
+    const table = this.table(algorithm)
+    const slot = table.index.get(key) ?? table.allocate(key, now)
+    charge(table.data, slot * table.width, now, cost)
+    if (algorithm.expiresAt(table.data, slot * table.width) <= now) table.remove(key)
+  }
+
   reset(algorithm: Algorithm, key: string): void {
     this.tables.get(algorithm.id)?.remove(key)
   }

@@ -15,6 +15,16 @@ export type RequestFunction<N, T> = (req: N, info: RequestInfo<N>) => T
  */
 export type CostOption<N> = number | RequestFunction<N, Awaitable<number>>
 
+/**
+ * What a request actually cost, known once its response is done (an LLM API's token count): a function of the
+ * framework's response (Express `res`, Fastify `reply`, Koa `ctx`) and the request (Express `req`, Fastify
+ * `request`, Koa `ctx`), returning the cost, or a promise of it. The difference from what was charged up front
+ * is charged (possibly taking the key over its limit, so that its next requests wait) or given back. A function
+ * that throws, rejects or returns anything but a finite number >= 0 is reported to `onError` and the estimate
+ * stands.
+ */
+export type SettleFunction<N = any, R = any> = (res: R, req: N) => Awaitable<number>
+
 /** One policy of a layered limit. */
 export interface PolicyOptions<N = any> {
   /**
@@ -42,6 +52,14 @@ export interface PolicyOptions<N = any> {
    * @example (req) => (req.method === 'GET' ? 1 : 5)
    */
   cost?: CostOption<N>
+  /**
+   * This policy's actual cost once the response is done (see {@link SettleFunction}), over the top-level
+   * `settle`. Without it, the policy settles with the top-level `settle` when it takes the top-level `cost`
+   * (it sets no `cost` of its own), and not at all otherwise.
+   * @default the top-level `settle` when the policy sets no `cost`; else none
+   * @example (res) => res.locals.tokens
+   */
+  settle?: SettleFunction<N>
   /**
    * Ban a key of this policy that keeps being refused: see {@link BanOptions}.
    * @default none (a refused key is only refused, 429)

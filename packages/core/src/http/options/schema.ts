@@ -53,6 +53,8 @@ const banSchema = z.strictObject(
   },
   { error: BAN_EXPECTED },
 )
+const SETTLE_EXPECTED =
+  'a function (res, req) returning the actual cost (a finite number >= 0, or a promise of it)'
 
 const policySchema = z.strictObject({
   name: nameSchema.optional(),
@@ -60,6 +62,7 @@ const policySchema = z.strictObject({
   algorithm: algorithmSchema,
   cost: costSchema.optional(),
   ban: banSchema.optional(),
+  settle: fn(SETTLE_EXPECTED).optional(),
 })
 
 const SHORT_FORM = ['limit', 'window', 'algorithm', 'key', 'name', 'ban'] as const
@@ -152,6 +155,7 @@ export const rateLimitOptionsSchema = z
     user: fn('a function of the request returning the user id').optional(),
     headers: headersSchema.default(D.headers),
     cost: costSchema.default(D.cost),
+    settle: fn(SETTLE_EXPECTED).optional(),
     skip: fn('a function of the request returning a boolean').optional(),
     allowList: z
       .array(

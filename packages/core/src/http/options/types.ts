@@ -11,6 +11,7 @@ import type {
   CostOption,
   PolicyOptions,
   RequestFunction,
+  SettleFunction,
   WarningOptions,
 } from './policy-types.js'
 import type { ResponseOptions } from './response-options.js'
@@ -24,6 +25,7 @@ export type {
   PolicyOptions,
   RequestFunction,
   RouteTierOptions,
+  SettleFunction,
   WarningOptions,
 } from './policy-types.js'
 export type { ResponseOptions } from './response-options.js'
@@ -119,6 +121,20 @@ export interface RateLimitOptions<N = any> extends PlanAndTierOptions<N>, Respon
    * @example (req) => Math.min(100, Math.max(1, Number.parseInt(req.headers['x-batch-size'], 10) || 1))
    */
   cost?: CostOption<N>
+  /**
+   * Settled costs: the request's actual cost, once its response is done (the tokens an LLM API generated),
+   * given the framework's response (Express `res`, Fastify `reply`, Koa `ctx`) and the request (Koa: `ctx`
+   * too); it may be async. The difference from what `cost` charged up front is charged (the key may go over its
+   * limit: its next requests wait, with an honest `Retry-After`) or given back. It settles the policies that
+   * take the top-level `cost` (a policy with a `cost` of its own settles only with a `settle` of its own). A
+   * streamed response can settle itself instead: `req.rateLimit.settle(n)` (then this is not called). When it
+   * throws, rejects or returns anything but a finite number >= 0, the estimate stands and the error goes to
+   * `onError`. The store must be able to charge (`Store.charge`: every Floodgate store but the SyncedStore).
+   * See docs/options.md, "Settled costs".
+   * @default none (what is charged up front stands)
+   * @example (res) => res.locals.usage.totalTokens
+   */
+  settle?: SettleFunction<N>
   /**
    * Requests for which this returns (or resolves to) `true` are not counted and get no headers. When it
    * throws or rejects, the request is counted (never skipped), and the error goes to `onError`.
