@@ -151,19 +151,20 @@ export class MemoryStore implements Store {
   /** Count the refusal `decision` of `item` toward its ban: the decision, or the ban's when this one starts it. */
   private counted(item: ConsumeItem, decision: Decision, ban: BanRule, now: number): Decision {
     let state = this.bans.get(item.key)
-    if (state === undefined) state = this.newBan(item.key, now)
+    if (state === undefined) state = this.newBan(item.key)
     const started = countRefusal(state, ban, now)
     state[BAN_STATE_SIZE] = now + banTtl(state, ban, now)
     return started ? bannedDecision(item.algorithm, ban.forMs, true) : decision
   }
 
-  /** A fresh ban state for `key`, kept: at most `maxKeys` of them, ended ones dropped first, then the oldest. */
-  private newBan(key: string, now: number): Float64Array {
+  /**
+   * A fresh ban state for `key`, kept: at most `maxKeys` of them, the oldest dropped first (in the order they
+   * were made, so a full table costs one deletion per new ban, never a scan: a flood of refused keys cannot make
+   * each request walk the table).
+   */
+  private newBan(key: string): Float64Array {
     const bans = this.bans
-    if (bans.size >= this.maxKeys) {
-      for (const [k, state] of bans) if (state[BAN_STATE_SIZE]! <= now) bans.delete(k)
-      if (bans.size >= this.maxKeys) bans.delete(bans.keys().next().value!)
-    }
+    if (bans.size >= this.maxKeys) bans.delete(bans.keys().next().value!)
     // `until count start`, then when it is all zeros again.
     const state = new Float64Array(BAN_STATE_SIZE + 1)
     bans.set(key, state)
