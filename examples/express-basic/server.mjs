@@ -5,6 +5,7 @@
 //   PORT=3000 node server.mjs
 //   curl -i http://127.0.0.1:3000/me -H 'x-user: alice'
 //   curl -i -X POST http://127.0.0.1:3000/reports -H 'x-user: alice'   # the 4th within a minute is a 429
+//   curl -i -X POST 'http://127.0.0.1:3000/v1/chat?max_tokens=500&used=100' -H 'x-user: alice'
 import { MemoryStore, slidingWindowCounter, slidingWindowLog, tokenBucket } from '@floodgate/core'
 import { rateLimit } from '@floodgate/express'
 import express from 'express'
@@ -36,6 +37,25 @@ const limit = (...extra) =>
     user: (req) => req.user?.id,
   })
 
+/**
+ * Settled costs, as an LLM API needs them: 1,000 tokens an hour per user. A chat is charged its most up front
+ * (`max_tokens`, so a user cannot start what they cannot afford), then settled with the tokens it actually used:
+ * the rest is given back, and a chat that used more takes the user over the limit, so the next one waits.
+ */
+const maxTokens = (req) => Math.min(1000, Math.max(1, Number.parseInt(req.query.max_tokens, 10) || 200))
+const tokens = rateLimit({
+  store,
+  name: 'tokens',
+  key: 'user',
+  user: (req) => req.user?.id,
+  algorithm: tokenBucket({ capacity: 1000, refillRate: 1000, interval: '1h' }),
+  cost: maxTokens,
+  settle: (res) => res.locals.usage.totalTokens,
+})
+
+/** A stand-in for a model: it "generates" `used` tokens (a query parameter, so that you can choose). */
+const generate = (req) => Math.max(0, Number.parseInt(req.query.used, 10) || 50)
+
 const app = express()
 
 // A stand-in for real authentication: `x-user: alice` logs in as alice.
@@ -59,6 +79,20 @@ app.get('/me', limit(), (req, res) => {
 })
 app.post('/reports', limit(perReport), (req, res) => {
   res.status(202).json({ report: 'queued', for: req.user?.id ?? null })
+})
+
+// The settle function reads the usage the handler leaves in res.locals once the response is done.
+app.post('/v1/chat', tokens, (req, res) => {
+  res.locals.usage = { totalTokens: generate(req) }
+  res.json({ usage: res.locals.usage, estimated: maxTokens(req) })
+})
+// A streamed answer knows its count at its end: it settles itself (the settle function is then not called).
+app.post('/v1/chat/stream', tokens, (req, res) => {
+  res.type('text/plain')
+  const used = generate(req)
+  for (let i = 0; i < used; i++) res.write('token ')
+  req.rateLimit.settle(used)
+  res.end()
 })
 
 const server = app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', (error) => {

@@ -53,6 +53,31 @@ describe.each([
     expect(rotating[5]!.headers.get('ratelimit-limit')).toBe('30')
   })
 
+  it('settled costs: a chat is charged its most up front, then what it used; a stream that used more takes the user over', async () => {
+    const chat = await post('/v1/chat?max_tokens=500&used=100', 'dave')
+    expect(chat.status).toBe(200)
+    expect(chat.headers.get('ratelimit-remaining')).toBe('500') // charged 500 up front
+    expect(await chat.json()).toEqual({ usage: { totalTokens: 100 }, estimated: 500 })
+    // Settled with 100 when the response was done: 400 given back.
+    expect((await post('/v1/chat?max_tokens=500&used=100', 'dave')).headers.get('ratelimit-remaining')).toBe(
+      '400',
+    )
+    // 200 used so far. A streamed answer is charged 200 up front, then settles itself with the 900 tokens it
+    // streamed: 1,100 of 1,000, over the limit.
+    const stream = await post('/v1/chat/stream?max_tokens=200&used=900', 'dave')
+    expect(stream.status).toBe(200)
+    expect(stream.headers.get('ratelimit-remaining')).toBe('600')
+    expect((await stream.text()).split(' ')).toHaveLength(901)
+    const refused = await post('/v1/chat?max_tokens=500&used=100', 'dave')
+    expect(refused.status).toBe(429)
+    expect((await refused.json()).policy).toBe('tokens')
+    // 1,100 + 500 must drain to 1,000 at 1,000 tokens an hour: 36 minutes, the honest wait.
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(2150)
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(2160)
+    // Another user's tokens are their own.
+    expect((await post('/v1/chat?max_tokens=500&used=100', 'erin')).status).toBe(200)
+  })
+
   it('/health is not limited', async () => {
     const res = await get('/health')
     expect(res.status).toBe(200)

@@ -1,6 +1,7 @@
 import type { StoreFactory } from '@floodgate/test-harness'
 import { describe } from 'vitest'
 import { suiteContext } from './harness.js'
+import { bans } from './scenarios/bans.js'
 import { clientAddresses } from './scenarios/client-addresses.js'
 import { concurrencyLimits } from './scenarios/concurrency.js'
 import { denials } from './scenarios/denials.js'
@@ -12,6 +13,7 @@ import { refunds } from './scenarios/refunds.js'
 import { refusals } from './scenarios/refusals.js'
 import { requestOptions } from './scenarios/request-options.js'
 import { routes } from './scenarios/routes.js'
+import { settledCosts } from './scenarios/settled-costs.js'
 import { shaping } from './scenarios/shaping.js'
 import { slowDown } from './scenarios/slow-down.js'
 import { storeDown } from './scenarios/store-down.js'
@@ -38,12 +40,14 @@ export function describeAdapterConformance(
       clientAddresses,
       denials,
       overrides,
+      bans,
       requestOptions,
       refunds,
       shaping,
       storeDown,
       readingLimits,
       slowDown,
+      settledCosts,
       concurrencyLimits,
     ]) {
       scenarios(context)

@@ -15,12 +15,15 @@ export interface WatchedStore extends Store {
   refunds: number
   /** Leases given back (`release`, a `concurrency` policy's units). */
   releases: number
+  /** Settled costs charged above their estimate (`charge`). */
+  charges: number
 }
 
 function watched(store: Store): WatchedStore {
   const wrapper: WatchedStore = {
     refunds: 0,
     releases: 0,
+    charges: 0,
     consume: (a, k, c, now) => store.consume(a, k, c, now),
     peek: (a, k, c, now) => store.peek(a, k, c, now),
     async refund(a, k, c, now) {
@@ -32,6 +35,12 @@ function watched(store: Store): WatchedStore {
   }
   if (store.consumeAll)
     wrapper.consumeAll = (items: readonly ConsumeItem[], now?: number) => store.consumeAll!(items, now)
+  if (store.charge) {
+    wrapper.charge = async (a, k, c, now) => {
+      await store.charge!(a, k, c, now)
+      wrapper.charges++
+    }
+  }
   if (store.release) {
     wrapper.release = async (a, k, lease, now) => {
       await store.release!(a, k, lease, now)
@@ -44,6 +53,7 @@ function watched(store: Store): WatchedStore {
     wrapper.writeSettings = (name, field, value) => store.writeSettings!(name, field, value)
     wrapper.watchSettings = (name, watcher) => store.watchSettings!(name, watcher)
   }
+  if (store.unban) wrapper.unban = (key: string) => store.unban!(key)
   return wrapper
 }
 

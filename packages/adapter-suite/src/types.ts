@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import type { Overrides, UsageReport } from '@floodgate/core'
+import type { Overrides, Unban, UsageReport } from '@floodgate/core'
 import type { LoadShedder, PriorityQueue, SlowDown } from '@floodgate/core/internal'
 
 /**
@@ -18,6 +18,13 @@ export interface AdapterRoute {
   rateLimit?: Record<string, unknown>
   /** The route answers once this settles (given the request's headers): tests hold requests in flight. */
   wait?: (headers: IncomingHttpHeaders) => Promise<unknown>
+  /** Settled costs: the response carries `X-Tokens: <tokens>`, for a `settle` function to read from the response. */
+  tokens?: number
+  /**
+   * Settled costs: the route streams these chunks as text, then settles the request's cost itself with what the
+   * app reads of its limit (`req.rateLimit.settle(settle)`, `request.rateLimit`, `ctx.state.rateLimit`).
+   */
+  stream?: { chunks: readonly string[]; settle?: number }
 }
 
 /** The degradation middlewares of a test app, app-wide, after the app-wide limiter and before the routes. */
@@ -87,6 +94,8 @@ export interface AdapterApp {
   gates: AppGates
   /** The usage report of the app-wide limiter, when it has `plans` (each adapter's own way of giving it). */
   usage: UsageReport | undefined
+  /** The app-wide limiter's `unban` (the middleware's; on Fastify the instance's), when it has one. */
+  unban: Unban | undefined
   /** The runtime overrides of the app-wide limiter (each adapter's own way of giving them), when it has one. */
   overrides?: Overrides | undefined
 }

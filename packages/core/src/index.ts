@@ -26,10 +26,16 @@ export type { Answer } from './http/answer.js'
 export { RateLimitRequestError, type RateLimitRequestErrorCode } from './http/errors.js'
 export type { KeySpec } from './http/key-spec.js'
 // The options every adapter's `rateLimit()` takes, and what a request reads back.
-export type { PlanOptions, PolicyOptions, RateLimitOptions } from './http/options/types.js'
+export type {
+  BanOptions,
+  PlanOptions,
+  PolicyOptions,
+  RateLimitOptions,
+} from './http/options/types.js'
 export type { Outcome, PolicyUsage, RequestRateLimit } from './http/outcome.js'
 export type { OverrideEntry, Overrides } from './http/overrides.js'
 export type { RequestInfo } from './http/request-info.js'
+export type { Unban } from './http/unban.js'
 export type { Usage, UsageReport } from './http/usage.js'
 export { createLimiter, type Limiter, type LimiterOptions } from './limiter.js'
 // What a custom metrics sink implements.
@@ -39,7 +45,5 @@ export type {
   Algorithm,
   ConsumeItem,
   Decision,
-  SettingsWatcher,
   Store,
-  StoreSettings,
 } from './types.js'

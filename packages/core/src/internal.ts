@@ -56,10 +56,18 @@ export {
 export { MAX_KEPT_STORE_KEY_LENGTH, ownCopy } from './store-keys/own-copy.js'
 export { sha256Text } from './store-keys/sha256.js'
 export { encodeKeyPart, HASHED_PART_MARK, partitionOf, storeKey } from './store-keys/store-key.js'
+export { bannedDecision } from './stores/bans.js'
 export { PARAM_SLOTS, STEP_PARAMS, stepParams } from './stores/params.js'
 export { failureReporter, readSettled } from './stores/resilience/call-outcome.js'
 export { Circuit } from './stores/resilience/circuit.js'
 export { CallFailure, Deadlines, type Pending, type Settled, settle } from './stores/resilience/deadlines.js'
 export { SettingsPoller } from './stores/settings-poller.js'
-export type { AlgorithmKind, Awaitable, Clock } from './types.js'
+export type {
+  AlgorithmKind,
+  Awaitable,
+  BanRule,
+  Clock,
+  SettingsWatcher,
+  StoreSettings,
+} from './types.js'
 export { algorithmSchema, duration, fn, parseOptions, positive, positiveInt } from './validate.js'

@@ -29,6 +29,30 @@ export interface Decision {
    * once, and a lease that already expired frees nothing.
    */
   lease?: string
+  /**
+   * Set only for an item with a `ban` ({@link ConsumeItem.ban}) whose key is banned: ms until the ban ends. The
+   * decision is then a refusal (`allowed: false`, `remaining: 0`, `retryAfterMs` and `resetMs` equal to it)
+   * and nothing was consumed. Absent (or 0) when the key is not banned.
+   */
+  bannedMs?: number
+  /** `true` on the one refusal that started the ban (the `after`-th within `within`); absent otherwise. */
+  bannedNow?: boolean
+}
+
+/**
+ * A ban on a policy's keys, as a store runs it: after `after` refusals of one key within `withinMs`, the key
+ * is refused for `forMs` (every request, whatever the policy would say, consuming nothing). Refusals are
+ * counted in a window that opens at a key's first counted refusal and lasts `withinMs`; the `after`-th refusal
+ * in it starts the ban (that refusal is already a banned decision, with `bannedNow`), and the count starts
+ * again from zero. A banned request counts nothing.
+ */
+export interface BanRule {
+  /** Refusals within `withinMs` that start a ban: a whole number >= 1. */
+  readonly after: number
+  /** The window refusals are counted in, in ms (> 0). */
+  readonly withinMs: number
+  /** How long a ban lasts, in ms (> 0). */
+  readonly forMs: number
 }
 
 /** The algorithms Floodgate ships; a store may use this to pick its implementation (a Lua script, say). */
@@ -73,6 +97,16 @@ export interface Algorithm {
   /** Give `cost` units back (never below an empty count). */
   refund(state: Float64Array, at: number, now: number, cost: number): void
   /**
+   * Spend `cost` units whatever the limit says (a settled cost above the estimate): the state may go over the
+   * limit, so that the key's next requests wait until it is back under. What "over" is depends on the
+   * algorithm: a window's count goes above its limit (fixed window and calendar quota: the current window or
+   * period only; sliding window counter: the current window); a bucket's level goes above its capacity and GCRA's
+   * TAT beyond its tolerance (a debt that drains at the rate); the sliding log, which remembers at most `limit`
+   * units, writes `min(cost, limit)` entries at `now` over its oldest ones (exact for every later wait, as the
+   * entries it forgets are older than the ones it writes). Optional: an algorithm without it cannot settle costs.
+   */
+  charge?(state: Float64Array, at: number, now: number, cost: number): void
+  /**
    * Give back the units of `lease` (an allowed decision's `lease`), if they are still held: an algorithm
    * whose units have identities has it (`concurrency`). A lease already given back or expired frees nothing.
    */
@@ -88,6 +122,11 @@ export interface ConsumeItem {
   readonly key: string
   /** A cost > 0, already rounded to the cost precision (0.001). */
   readonly cost: number
+  /**
+   * The policy's ban, when it has one: the store checks the key's ban before deciding, and counts a refusal
+   * toward it, in the same call (see {@link Store.unban}). Only `consumeAll` reads it.
+   */
+  readonly ban?: BanRule
 }
 
 /**
@@ -109,6 +148,14 @@ export interface Store {
   consumeAll?(items: readonly ConsumeItem[], now?: number): Awaitable<Decision[]>
   peek(algorithm: Algorithm, key: string, cost: number, now?: number): Awaitable<Decision>
   refund(algorithm: Algorithm, key: string, cost: number, now?: number): Awaitable<void>
+  /**
+   * Spend `cost` more units of `key`, whatever the limit says: the algorithm's `charge` (see
+   * {@link Algorithm.charge}), which may take the key over its limit so that its next requests wait. The limiter
+   * calls it to settle a request whose actual cost (the `settle` option, `req.rateLimit.settle(n)`) is above
+   * what it charged up front; a cost below is given back with `refund`. Optional: a limiter with `settle`
+   * refuses, at creation, a store without it.
+   */
+  charge?(algorithm: Algorithm, key: string, cost: number, now?: number): Awaitable<void>
   reset(algorithm: Algorithm, key: string): Awaitable<void>
   /**
    * Give back the units an allowed decision holds, by its `lease` (`concurrency`): exactly those units, once.
@@ -117,6 +164,22 @@ export interface Store {
    * (the limiter and the middleware refuse such a policy at creation).
    */
   release?(algorithm: Algorithm, key: string, lease: string, now?: number): Awaitable<void>
+  /**
+   * Lift the ban on a store key (the key of an item with a `ban`) and forget the refusals counted toward one.
+   * Optional: a store that has it keeps bans, and its `consumeAll` honours every item's {@link ConsumeItem.ban}
+   * in the same call as the decision (atomically):
+   *
+   * 1. when an item's key is banned (its ban ends after `now`), the request is refused and nothing is consumed
+   *    or counted: that item's decision is `{ allowed: false, remaining: 0, resetMs, retryAfterMs, bannedMs }`
+   *    (all three the ms left of the ban), and every other item is peeked;
+   * 2. else the items are decided as without bans; when the request is refused, each item with a ban whose
+   *    own decision is a refusal counts one refusal (see {@link BanRule}), and the one that reaches `after`
+   *    is banned from `now` for `forMs`: its decision becomes the banned one, with `bannedNow: true`.
+   *
+   * A ban is kept per store key, beside (not inside) any algorithm's state: `reset` leaves it, `clear` forgets
+   * it. The limiter and the middleware refuse `ban` at creation on a store without `unban`.
+   */
+  unban?(key: string): Awaitable<void>
   /**
    * Forget every key this store holds, of every algorithm: each starts again with a full quota. Optional; an
    * app's tests call it between tests (`resetLimits(store)` from `@floodgate/testing`). The store stays open.

@@ -37,6 +37,7 @@ const RUNTIME = [
 const TYPES = [
   'Algorithm',
   'Answer',
+  'BanOptions',
   'ConsumeItem',
   'Decision',
   'DegradationErrorCode',
@@ -59,9 +60,8 @@ const TYPES = [
   'RequestInfo',
   'RequestRateLimit',
   'RequestSlowDown',
-  'SettingsWatcher',
   'Store',
-  'StoreSettings',
+  'Unban',
   'Usage',
   'UsageReport',
 ]

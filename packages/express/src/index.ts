@@ -1,4 +1,11 @@
-import type { Outcome, Overrides, RateLimitOptions, RequestRateLimit, UsageReport } from '@floodgate/core'
+import type {
+  Outcome,
+  Overrides,
+  RateLimitOptions,
+  RequestRateLimit,
+  Unban,
+  UsageReport,
+} from '@floodgate/core'
 import { createRateLimitHandler, type RateLimitHandler, writeOutcome } from '@floodgate/core/internal'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { ExpressRequestInfo } from './request-info.js'
@@ -10,6 +17,7 @@ export type {
   RateLimitOptions,
   RequestRateLimit,
   RequestSlowDown,
+  Unban,
   Usage,
   UsageReport,
 } from '@floodgate/core'
@@ -77,14 +85,19 @@ export function rateLimit(options?: ExpressRateLimitOptions): RateLimitMiddlewar
     if (!(decided instanceof Promise)) return queueMicrotask(() => write(handler, decided, info, res, next))
     writeLater(handler, decided, info, res, next)
   }
-  return Object.assign(middleware, { usage: handler.usage, overrides: handler.overrides })
+  return Object.assign(middleware, {
+    usage: handler.usage,
+    unban: handler.unban,
+    overrides: handler.overrides,
+  })
 }
 
 /**
  * The middleware, with the usage report of its plans (`usage(apiKey)`, `resetUsage(apiKey)`) when it has `plans`,
- * and its policies' `overrides` to change at runtime (`set`, `delete`, `list`; see docs/options.md#overrides).
+ * and `unban(key, { policy })`, which lifts a `ban` early on every server sharing the store.
  */
 export type RateLimitMiddleware = RequestHandler & {
   readonly usage: UsageReport | undefined
+  readonly unban: Unban
   readonly overrides: Overrides
 }

@@ -5,6 +5,7 @@ import {
   type RateLimitOptions,
   type RequestInfo,
   type RequestRateLimit,
+  type Unban,
   type UsageReport,
 } from '@floodgate/core'
 import {
@@ -32,6 +33,7 @@ export type {
   RateLimitOptions,
   RequestRateLimit,
   RequestSlowDown,
+  Unban,
   Usage,
   UsageReport,
 } from '@floodgate/core'
@@ -68,12 +70,17 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     /**
-     * An `onRequest` hook that checks a limit of its own (over the plugin's options), for manual use; its
-     * `overrides` change its policies' overrides at runtime.
+     * An `onRequest` hook that checks a limit of its own (over the plugin's options), for manual use: with its
+     * `unban`, and its `overrides` to change its policies' overrides at runtime.
      */
     rateLimit(options?: RouteRateLimitOptions): RateLimitHook
     /** The usage report of the plugin's `plans` (`usage(apiKey)`, `resetUsage(apiKey)`), when it has plans. */
     rateLimitUsage: UsageReport | undefined
+    /**
+     * Lift a `ban` early, on every server sharing the store: in the plugin's app-wide limit and in every
+     * route's own limit (`config.rateLimit`) that has a ban. `unban('203.0.113.7')`, `unban(userId, { policy })`.
+     */
+    unban: Unban
     /**
      * The overrides of the plugin's app-wide limit, to change at runtime (`set`, `delete`, `list`; see
      * docs/options.md#overrides). A route's own `config.rateLimit` has overrides of its own scope.
@@ -83,7 +90,10 @@ declare module 'fastify' {
 }
 
 /** The hook `app.rateLimit(options)` returns, with its policies' overrides to change at runtime. */
-export type RateLimitHook = onRequestHookHandler & { readonly overrides: Overrides }
+export type RateLimitHook = onRequestHookHandler & {
+  readonly unban: Unban
+  readonly overrides: Overrides
+}
 
 /**
  * Fastify's `trustProxy` option, read from the instance (Fastify keeps it under a symbol; `undefined` when
@@ -128,12 +138,12 @@ function write(
     return false
   }
   request.rateLimit = outcome.rateLimit ?? null
-  if (handler.refunds && outcome.items) completeOnClose(handler, outcome, reply)
+  if (handler.refunds && (outcome.items || outcome.settlement)) completeOnClose(handler, outcome, reply)
   return true
 }
 
 /**
- * Tell the handler how the response ended, for its refunds. A function of its own, as is `writeLater`: a
+ * Tell the handler how the response ended, for its refunds and settled costs (`settle` gets the `reply`). A function of its own, as is `writeLater`: a
  * closure made in a function on every request's path would make each call of it allocate a context.
  */
 function completeOnClose(
@@ -142,7 +152,7 @@ function completeOnClose(
   reply: FastifyReply,
 ): void {
   const res = reply.raw
-  res.once('close', () => handler.complete(outcome, res.writableEnded ? reply.statusCode : 0))
+  res.once('close', () => handler.complete(outcome, res.writableEnded ? reply.statusCode : 0, reply))
 }
 
 function writeLater(
@@ -197,8 +207,27 @@ const plugin: FastifyPluginAsync<FastifyRateLimitOptions> = async (fastify, opts
   if (!fastify.hasDecorator('rateLimit')) {
     fastify.decorate('rateLimit', (route: RouteRateLimitOptions = {}): RateLimitHook => {
       const handler = createRateLimitHandler(mergeRateLimitOptions(base, route))
-      return Object.assign(onRequest(handler, trust), { overrides: handler.overrides })
+      return Object.assign(onRequest(handler, trust), {
+        unban: handler.unban,
+        overrides: handler.overrides,
+      })
     })
+  }
+  // The limits with a ban, the app-wide one first: the instance's `unban` lifts a ban in any of them.
+  const banning: RateLimitHandler<FastifyRequest>[] = []
+  const banned = (handler: RateLimitHandler<FastifyRequest>) => {
+    if (handler.bans) banning.push(handler)
+    return handler
+  }
+  if (global) banned(appHandler)
+  if (!fastify.hasDecorator('unban')) {
+    fastify.decorate('unban', (async (key, options) => {
+      const lifted = await Promise.allSettled(
+        (banning.length > 0 ? banning : [appHandler]).map((h) => h.unban(key, options)),
+      )
+      if (lifted.some((result) => result.status === 'fulfilled')) return
+      throw (lifted[0] as PromiseRejectedResult).reason
+    }) as Unban)
   }
   if (!fastify.hasRequestDecorator('rateLimit')) fastify.decorateRequest('rateLimit', null)
   if (!fastify.hasDecorator('rateLimitUsage')) fastify.decorate('rateLimitUsage', appHandler.usage)
@@ -215,20 +244,22 @@ const plugin: FastifyPluginAsync<FastifyRateLimitOptions> = async (fastify, opts
     const methods = [...new Set([route.method].flat().map((m) => (m === 'HEAD' ? 'GET' : m)))]
     const handler = !config
       ? appHandler
-      : base.tiers
-        ? createRateLimitHandler(
-            routeRateLimitOptions(
-              base,
-              config,
-              methods.map((m) => `${m} ${route.url}`),
-            ),
-          )
-        : createRateLimitHandler(
-            mergeRateLimitOptions(base, {
-              prefix: encodeKeyPart(`${routeScope}${methods.join(',')} ${route.url}`),
-              ...config,
-            }),
-          )
+      : banned(
+          base.tiers
+            ? createRateLimitHandler(
+                routeRateLimitOptions(
+                  base,
+                  config,
+                  methods.map((m) => `${m} ${route.url}`),
+                ),
+              )
+            : createRateLimitHandler(
+                mergeRateLimitOptions(base, {
+                  prefix: encodeKeyPart(`${routeScope}${methods.join(',')} ${route.url}`),
+                  ...config,
+                }),
+              ),
+        )
     const hooks = route.onRequest
     route.onRequest = [
       onRequest(handler, trust, route.url),

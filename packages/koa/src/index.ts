@@ -4,6 +4,7 @@ import {
   RateLimitConfigError,
   type RateLimitOptions,
   type RequestRateLimit,
+  type Unban,
   type UsageReport,
 } from '@floodgate/core'
 import { createRateLimitHandler, writeOutcome } from '@floodgate/core/internal'
@@ -18,6 +19,7 @@ export type {
   RateLimitOptions,
   RequestRateLimit,
   RequestSlowDown,
+  Unban,
   Usage,
   UsageReport,
 } from '@floodgate/core'
@@ -84,7 +86,7 @@ export function rateLimit(options: KoaRateLimitOptions = {}): RateLimitMiddlewar
     info: KoaRequestInfo,
     outcome: Outcome,
   ): Promise<void> | undefined => {
-    if (!writeOutcome(handler, outcome, info, ctx.res)) {
+    if (!writeOutcome(handler, outcome, info, ctx.res, ctx)) {
       ctx.respond = false
       return
     }
@@ -100,14 +102,19 @@ export function rateLimit(options: KoaRateLimitOptions = {}): RateLimitMiddlewar
     if (decided instanceof Promise) return proceedLater(ctx, next, info, decided)
     return proceed(ctx, next, info, decided)
   }
-  return Object.assign(floodgate, { usage: handler.usage, overrides: handler.overrides })
+  return Object.assign(floodgate, {
+    usage: handler.usage,
+    unban: handler.unban,
+    overrides: handler.overrides,
+  })
 }
 
 /**
  * The middleware, with the usage report of its plans (`usage(apiKey)`, `resetUsage(apiKey)`) when it has `plans`,
- * and its policies' `overrides` to change at runtime (`set`, `delete`, `list`; see docs/options.md#overrides).
+ * and `unban(key, { policy })`, which lifts a `ban` early on every server sharing the store.
  */
 export type RateLimitMiddleware = Middleware & {
   readonly usage: UsageReport | undefined
+  readonly unban: Unban
   readonly overrides: Overrides
 }

@@ -3,6 +3,7 @@ import { parseOptions } from '@floodgate/core/internal'
 import { z } from 'zod'
 import { daysFromCivilSql } from './sql/calendar-quota.js'
 import { consumeAllSql } from './sql/consume-all.js'
+import { consumeBannedSql } from './sql/consume-banned.js'
 import { consumeBatchSql } from './sql/consume-batch.js'
 import { decideSql, resetSql, sweepSql } from './sql/decide.js'
 import { DEFAULT_LOCATION, type Location, qualified } from './sql/location.js'
@@ -12,7 +13,7 @@ import { tableSql } from './sql/table.js'
 import { schemaName, tableName } from './validate.js'
 
 /** Which migration the SQL is; the table's comment says which one made it. */
-export const MIGRATION_VERSION = 3
+export const MIGRATION_VERSION = 5
 
 /** Options of {@link migrationSql} and {@link migrate}. */
 export interface MigrationOptions {
@@ -47,8 +48,6 @@ const schema = z.strictObject({
 
 /**
  * The migration as SQL text, one transaction: the table, its expiry index, and the functions the store calls
- * (a step per algorithm, one-key decisions, consume-all, a tick's batch, reset and sweep), and the settings
- * table (`<table>_settings`: runtime overrides). Idempotent: run it
  * again after an upgrade to replace the functions; rows are kept. Run it with `migrate()` or `psql -f`.
  *
  * @example await pool.query(migrationSql({ schema: 'rate_limits' }))
@@ -67,6 +66,7 @@ export function migrationSql(options: MigrationOptions = {}): string {
     decideSql(location),
     consumeAllSql(location),
     consumeBatchSql(location),
+    consumeBannedSql(location),
     resetSql(location),
     sweepSql(location),
     settingsTableSql(location),

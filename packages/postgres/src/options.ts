@@ -49,7 +49,7 @@ export interface PostgresPool {
 /** What `onError` is told about a failure. */
 export interface PostgresStoreErrorEvent {
   /** The store method that failed (`'sweep'`: removing expired rows, on its own or when called). */
-  operation: 'consume' | 'consumeAll' | 'peek' | 'refund' | 'reset' | 'sweep' | 'settings'
+  operation: 'consume' | 'consumeAll' | 'peek' | 'refund' | 'charge' | 'reset' | 'sweep' | 'settings'
   /** The key, as the store received it (for `consumeAll`, the first item's; for `sweep`, empty). */
   key: string
   /** Whether the error was a time bound: the store's (the limiter's `storeTimeout`), or `lockTimeoutMs` inside PostgreSQL. */

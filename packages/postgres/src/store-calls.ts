@@ -2,13 +2,16 @@ import type { Algorithm, ConsumeItem } from '@floodgate/core'
 import type { Deadlines, Settled, StoreMetrics, StoreOperation } from '@floodgate/core/internal'
 import type { PostgresPool } from './options.js'
 import { QueryRunner } from './query-runner.js'
+import { BAN_ROW } from './sql/consume-banned.js'
 import type { Location } from './sql/location.js'
 import { storedKey } from './stored-key.js'
 import {
   type CallSettings,
   consumeAllValues,
+  consumeBannedValues,
   consumeBatchValues,
   decideValues,
+  hasBans,
   type ItemGroup,
   type Operation,
   type Statements,
@@ -80,6 +83,16 @@ export class StoreCalls {
    * which does less than the batch function; else the batch function. Settles with a row per item, in order.
    */
   groups(groups: readonly ItemGroup[], count: number): Promise<Settled> {
+    if (hasBans(groups)) {
+      // Bans are checked and counted in the same statement as the decisions (migration 4's function).
+      const values = consumeBannedValues({
+        groups,
+        count,
+        paramsOf: (algorithm) => this.paramsOf(algorithm),
+        settings: this.settings,
+      })
+      return this.timed('consume_all', this.runner.run(this.statements.consumeBanned, values))
+    }
     if (groups.length === 1) {
       const { items, now } = groups[0]!
       if (count === 1) {
@@ -101,6 +114,13 @@ export class StoreCalls {
   reset(algorithm: Algorithm, key: string): Promise<Settled> {
     const { lockTimeout, durable } = this.settings
     const values = [storedKey(key), algorithm.id, lockTimeout, durable]
+    return this.timed('reset', this.runner.run(this.statements.reset, values))
+  }
+
+  /** Delete one key's ban row (an unban): the reset function, on the ban's row. */
+  unban(key: string): Promise<Settled> {
+    const { lockTimeout, durable } = this.settings
+    const values = [storedKey(key), BAN_ROW, lockTimeout, durable]
     return this.timed('reset', this.runner.run(this.statements.reset, values))
   }
 

@@ -1,4 +1,4 @@
-import type { Algorithm, ConsumeItem, Decision, SettingsWatcher, Store, StoreSettings } from '@floodgate/core'
+import type { Algorithm, ConsumeItem, Decision, Store } from '@floodgate/core'
 import {
   CallFailure,
   Circuit,
@@ -8,7 +8,9 @@ import {
   failureReporter,
   readSettled,
   SettingsPoller,
+  type SettingsWatcher,
   type StoreMetrics,
+  type StoreSettings,
 } from '@floodgate/core/internal'
 import { circuitOpenError, storeErrorOf } from './errors.js'
 import {
@@ -81,7 +83,7 @@ export class PostgresStore implements Store {
     this.metrics = createStoreMetrics({
       sink: parsed.metrics,
       store: 'postgres',
-      operations: ['consume', 'consume_all', 'peek', 'refund', 'reset', 'sweep'],
+      operations: ['consume', 'consume_all', 'peek', 'refund', 'charge', 'reset', 'sweep'],
       circuitOpen: () => this.circuit.open,
     })
     this.calls = new StoreCalls({
@@ -193,6 +195,18 @@ export class PostgresStore implements Store {
     })
   }
 
+  /**
+   * Spend `cost` units of `key` whatever the limit says (a settled cost above its estimate): the key may go
+   * over its limit, so that its next requests wait (see `Algorithm.charge`). Needs migration 3 or later.
+   * Rejects with a `PostgresStoreError` when PostgreSQL cannot take it (reported to `onError`).
+   */
+  charge(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<void> {
+    if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
+    return this.calls.decide('charge', algorithm, key, cost, now).then((settled) => {
+      if (settled instanceof CallFailure) throw this.failed('charge', settled, key)
+    })
+  }
+
   /** Forget `key`. Rejects with a `PostgresStoreError` when PostgreSQL fails. */
   async reset(algorithm: Algorithm, key: string): Promise<void> {
     const settled = await this.calls.reset(algorithm, key)
@@ -200,10 +214,20 @@ export class PostgresStore implements Store {
   }
 
   /**
+   * Lift the ban on `key` and forget the refusals counted toward one (its ban's row is deleted): every server
+   * sharing the database sees it at once. Rejects with a `PostgresStoreError` when PostgreSQL fails. Bans need
+   * migration 4 (`migrate()` again after upgrading).
+   */
+  async unban(key: string): Promise<void> {
+    const settled = await this.calls.unban(key)
+    if (settled instanceof CallFailure) throw this.failed('reset', settled, key)
+  }
+
+  /**
    * Decide several policies as one, in one statement (shared with the tick's other decisions, see `batch`):
    * every key's row is locked (in one order, so requests never deadlock), every item is peeked, and all are
    * consumed only when all would pass. A refused request spends nothing, and no other request sees anything
-   * spent in between.
+   * spent in between. Items with a `ban` are checked and counted in the same statement (see `Store.unban`).
    */
   consumeAll(items: readonly ConsumeItem[], now?: number): Promise<Decision[]> {
     if (items.length === 0) return Promise.resolve([])

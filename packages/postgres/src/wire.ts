@@ -15,8 +15,14 @@ export interface PostgresDecision extends Decision {
 }
 
 /** The operations of a one-key decision, as the SQL spells them. */
-export type Operation = 'consume' | 'peek' | 'refund' | 'release'
-export const OPS: Record<Operation, string> = { consume: 'c', peek: 'p', refund: 'r', release: 'l' }
+export type Operation = 'consume' | 'peek' | 'refund' | 'release' | 'charge'
+export const OPS: Record<Operation, string> = {
+  consume: 'c',
+  peek: 'p',
+  refund: 'r',
+  release: 'l',
+  charge: 's',
+}
 
 /**
  * An algorithm's parameters for its step function, in core's one order for every store, `null` in unused
@@ -137,6 +143,35 @@ export function consumeBatchValues(call: {
   ]
 }
 
+/**
+ * The values of a `floodgate_consume_banned` call: a batch's (see {@link consumeBatchValues}), then each item's
+ * ban as three numbers, `after withinMs forMs` (0 0 0 for an item without one), before the settings.
+ */
+export function consumeBannedValues(call: Parameters<typeof consumeBatchValues>[0]): unknown[] {
+  const values = consumeBatchValues(call)
+  const bans: number[] = new Array(call.count * 3)
+  for (let g = 0, at = 0; g < call.groups.length; g++) {
+    const items = call.groups[g]!.items
+    for (let i = 0; i < items.length; i++, at += 3) {
+      const ban = items[i]!.ban
+      bans[at] = ban?.after ?? 0
+      bans[at + 1] = ban?.withinMs ?? 0
+      bans[at + 2] = ban?.forMs ?? 0
+    }
+  }
+  values.splice(7, 0, bans)
+  return values
+}
+
+/** Whether any item of `groups` carries a ban: its statement then goes to `floodgate_consume_banned`. */
+export function hasBans(groups: readonly ItemGroup[]): boolean {
+  for (let g = 0; g < groups.length; g++) {
+    const items = groups[g]!.items
+    for (let i = 0; i < items.length; i++) if (items[i]!.ban !== undefined) return true
+  }
+  return false
+}
+
 // The sixth, an admission's written `next_state[1]`, is the lease number of a `concurrency` admission.
 const DECISION_COLUMNS =
   'allowed, remaining, reset_ms, retry_after_ms, delay_ms, CASE WHEN allowed AND write THEN next_state[1] END'
@@ -146,6 +181,7 @@ export interface Statements {
   readonly decide: Pick<StoreQuery, 'name' | 'text'>
   readonly consumeAll: Pick<StoreQuery, 'name' | 'text'>
   readonly consumeBatch: Pick<StoreQuery, 'name' | 'text'>
+  readonly consumeBanned: Pick<StoreQuery, 'name' | 'text'>
   readonly reset: Pick<StoreQuery, 'name' | 'text'>
   readonly sweep: Pick<StoreQuery, 'name' | 'text'>
 }
@@ -165,6 +201,9 @@ export function statements(location: Location): Statements {
     ),
     consumeBatch: named(
       `SELECT ${DECISION_COLUMNS} FROM ${qualified(location, '_consume_batch')}(${placeholders(10)}) WITH ORDINALITY ORDER BY ordinality`,
+    ),
+    consumeBanned: named(
+      `SELECT allowed, remaining, reset_ms, retry_after_ms, delay_ms, lease, banned_ms, banned_now FROM ${qualified(location, '_consume_banned')}(${placeholders(11)}) WITH ORDINALITY ORDER BY ordinality`,
     ),
     reset: named(`SELECT FROM ${qualified(location, '_reset')}($1, $2, $3, $4)`),
     sweep: named(`SELECT ${qualified(location, '_sweep')}($1, $2) AS deleted`),
@@ -187,12 +226,13 @@ export const TYPES: StoreQuery['types'] = {
 
 /**
  * A decision from a row of `allowed, remaining, reset_ms, retry_after_ms, delay_ms` and the lease number of a
- * `concurrency` admission (else a number the decision does not use, or `NULL`); throws on anything else.
+ * `concurrency` admission (else a number the decision does not use, or `NULL`), and `banned_ms, banned_now`
+ * from `floodgate_consume_banned`; throws on anything else.
  */
 export function parseRow(row: unknown, algorithm: Algorithm): PostgresDecision {
   if (
     !Array.isArray(row) ||
-    row.length !== 6 ||
+    (row.length !== 6 && !(row.length === 8 && typeof row[7] === 'boolean')) ||
     typeof row[0] !== 'boolean' ||
     row.slice(1, 5).some((n) => typeof n !== 'number' || Number.isNaN(n))
   ) {
@@ -217,5 +257,9 @@ export function parseRow(row: unknown, algorithm: Algorithm): PostgresDecision {
   }
   if (allowed && algorithm.kind === 'concurrency' && typeof row[5] === 'number')
     decision.lease = String(row[5])
+  if (row.length === 8 && (row[6] as number) > 0) {
+    decision.bannedMs = row[6] as number
+    if (row[7] === true) decision.bannedNow = true
+  }
   return decision
 }

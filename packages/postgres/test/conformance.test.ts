@@ -44,8 +44,10 @@ function everyDecisionBatched(store: PostgresStore): Store {
       Promise.all([store.consumeAll(items, now), pad(now)]).then(([decisions]) => decisions),
     peek: (algorithm, key, cost, now) => store.peek(algorithm, key, cost, now),
     refund: (algorithm, key, cost, now) => store.refund(algorithm, key, cost, now),
+    charge: (algorithm, key, cost, now) => store.charge(algorithm, key, cost, now),
     release: (algorithm, key, lease, now) => store.release(algorithm, key, lease, now),
     reset: (algorithm, key) => store.reset(algorithm, key),
+    unban: (key) => store.unban(key),
     close: () => store.close(),
   }
 }

@@ -54,6 +54,7 @@ describe('migration', () => {
       'floodgate_calendar_quota',
       'floodgate_concurrency',
       'floodgate_consume_all',
+      'floodgate_consume_banned',
       'floodgate_consume_batch',
       'floodgate_days_from_civil',
       'floodgate_decide',

@@ -26,6 +26,8 @@ interface Entry {
  */
 export class BlockCache {
   private readonly entries = new Map<string, Entry>()
+  /** Bans, by the Redis key of the ban: refused here until `until` (exclusive). */
+  private readonly bans = new Map<string, { until: number; at: number; injected: boolean }>()
 
   constructor(readonly maxKeys: number) {}
 
@@ -82,27 +84,66 @@ export class BlockCache {
     this.entries.set(key, { algorithm, cost, until: sentAt + hold, injected, decision, at: sentAt })
   }
 
-  /** Remember each refusal among `decisions` of `items` (stored at `keys`), sent together at `sentAt`. */
+  /**
+   * Remember each refusal among `decisions` of `items` (stored at `keys`), sent together at `sentAt`; a ban
+   * (an item's decision with `bannedMs`) under its ban's key in `banKeys`, until just before it ends.
+   */
   addRefusals(
     keys: readonly string[],
     items: readonly ConsumeItem[],
     decisions: readonly RedisDecision[],
     sentAt: number,
     injected: boolean,
+    banKeys?: readonly (string | undefined)[],
   ): void {
     for (let i = 0; i < decisions.length; i++) {
       const decision = decisions[i]!
-      if (!decision.allowed)
-        this.add(keys[i]!, items[i]!.algorithm, items[i]!.cost, decision, sentAt, injected)
+      if (decision.allowed) continue
+      const banKey = banKeys?.[i]
+      if (banKey !== undefined && (decision.bannedMs ?? 0) > 0) {
+        this.addBan(banKey, decision.bannedMs!, sentAt, injected)
+      } else this.add(keys[i]!, items[i]!.algorithm, items[i]!.cost, decision, sentAt, injected)
     }
+  }
+
+  /**
+   * A ban kept here: the ms left of it at `now`, or 0 when Redis must be asked (none kept, or it ended). A
+   * banned key is refused here until its ban ends, whatever it asks for, with no round trip.
+   */
+  bannedFor(banKey: string, now: number, injected: boolean): number {
+    const ban = this.bans.get(banKey)
+    if (ban === undefined) return 0
+    if (ban.injected !== injected || now >= ban.until || now < ban.at) {
+      this.bans.delete(banKey)
+      return 0
+    }
+    return ban.until + 1 - now
+  }
+
+  /** Remember a ban of `ms` decided for a request sent at `sentAt` (1 ms less, as a refusal's wait). */
+  private addBan(banKey: string, ms: number, sentAt: number, injected: boolean): void {
+    const hold = ms - 1
+    if (hold <= 0 || banKey.length > MAX_KEPT_STORE_KEY_LENGTH) return
+    if (this.bans.size >= this.maxKeys && !this.bans.has(banKey)) {
+      const oldest = this.bans.keys().next().value
+      if (oldest !== undefined) this.bans.delete(oldest)
+    }
+    this.bans.delete(banKey)
+    this.bans.set(banKey, { until: sentAt + hold, at: sentAt, injected })
   }
 
   delete(key: string): void {
     this.entries.delete(key)
   }
 
+  /** Forget a ban kept here (an unban made through this store). */
+  deleteBan(banKey: string): void {
+    this.bans.delete(banKey)
+  }
+
   clear(): void {
     this.entries.clear()
+    this.bans.clear()
   }
 }
 

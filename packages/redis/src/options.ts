@@ -15,7 +15,7 @@ export type { RedisClient }
 /** What `onError` is told about a failure. */
 export interface RedisStoreErrorEvent {
   /** The store method that failed. */
-  operation: 'consume' | 'consumeAll' | 'peek' | 'refund' | 'reset' | 'settings'
+  operation: 'consume' | 'consumeAll' | 'peek' | 'refund' | 'charge' | 'reset' | 'settings'
   /** The key, as the store received it (for `consumeAll`, the first item's). */
   key: string
   /** Whether the error was the store's time bound (the limiter's `storeTimeout`). */

@@ -37,6 +37,20 @@ export class RedisKeys {
     return rkey
   }
 
+  /** The Redis key holding `key`'s ban (`prefix:key:ban`, on the slot of the key's state). */
+  banOf(key: string): string {
+    let rkey = this.bans.get(key)
+    if (rkey !== undefined) return rkey
+    rkey = redisKey(this.prefix, key, 'ban')
+    if (key.length > MAX_KEPT_STORE_KEY_LENGTH) return rkey
+    if (this.bans.size >= KEPT_REDIS_KEYS) this.bans = new Map()
+    rkey = ownCopy(rkey)
+    this.bans.set(ownCopy(key), rkey)
+    return rkey
+  }
+
+  private bans = new Map<string, string>()
+
   private keptOf(algorithm: Algorithm): Map<string, string> {
     let kept = this.byAlgorithm.get(algorithm.id)
     if (kept === undefined) {

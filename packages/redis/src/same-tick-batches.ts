@@ -102,7 +102,7 @@ export class SameTickBatches {
 
   private settle(batch: readonly Waiting[], count: number, settled: Settled): void {
     const decided =
-      count === 1
+      count === 1 && batch[0]!.banKeys === undefined
         ? readOne(settled, batch[0]!.items[0]!)
         : readSettled(settled, parseAllReply, itemsOf(batch, count))
     for (let g = 0, from = 0; g < batch.length; g++) {
@@ -113,7 +113,7 @@ export class SameTickBatches {
   }
 }
 
-/** The decision of a lone item (sent with its one-key script), as a batch's decisions. */
+/** The decision of a lone item without a ban (sent with its one-key script), as a batch's decisions. */
 function readOne(settled: Settled, item: ConsumeItem): RedisDecision[] | CallFailure {
   const decision = readSettled(settled, parseReply, item.algorithm)
   return decision instanceof CallFailure ? decision : [decision]

@@ -56,21 +56,25 @@ export class StoreCalls {
 
   /**
    * Decide `groups` (`count` items in all, their keys on one slot), each group as one, in one call: a lone
-   * item with its algorithm's one-key script (which defines no function: the cheapest call for Redis), else
-   * with the several-keys script.
+   * item without a ban with its algorithm's one-key script (which defines no function: the cheapest call for
+   * Redis), else with the several-keys script (which also checks and counts bans).
    */
   groups(groups: readonly ItemGroup[], count: number): Promise<Settled> {
-    if (count === 1) {
+    if (count === 1 && groups[0]!.banKeys === undefined) {
       const { items, keys, now } = groups[0]!
       return this.one('consume', keys[0]!, items[0]!.algorithm, items[0]!.cost, now)
     }
     const params: ScriptParams[] = new Array(count)
+    let keys = count
     for (let g = 0, p = 0; g < groups.length; g++) {
-      const items = groups[g]!.items
-      for (let i = 0; i < items.length; i++, p++) params[p] = this.prepare(items[i]!.algorithm).params
+      const { items, banKeys } = groups[g]!
+      for (let i = 0; i < items.length; i++, p++) {
+        params[p] = this.prepare(items[i]!.algorithm).params
+        if (banKeys?.[i] !== undefined) keys++
+      }
     }
     const args = consumeAllArgs(this.runner.binary, this.graceMs, groups, count, params)
-    return this.runner.run(CONSUME_ALL, count, args, this.metrics?.histogramOf('consume_all'))
+    return this.runner.run(CONSUME_ALL, keys, args, this.metrics?.histogramOf('consume_all'))
   }
 
   /** Give back one lease's units at `rkey` (`lease`: `<lease>:<units>`), timed as a refund. */

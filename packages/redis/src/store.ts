@@ -1,5 +1,6 @@
-import type { Algorithm, ConsumeItem, Decision, SettingsWatcher, Store, StoreSettings } from '@floodgate/core'
+import type { Algorithm, ConsumeItem, Decision, Store } from '@floodgate/core'
 import {
+  bannedDecision,
   CallFailure,
   Circuit,
   consumeInGroups,
@@ -10,7 +11,9 @@ import {
   partitionOf,
   readSettled,
   SettingsPoller,
+  type SettingsWatcher,
   type StoreMetrics,
+  type StoreSettings,
 } from '@floodgate/core/internal'
 import { type BlockCache, blockCacheOf } from './block-cache.js'
 import { circuitOpenError, storeErrorOf } from './errors.js'
@@ -81,7 +84,7 @@ export class RedisStore implements Store {
     this.metrics = createStoreMetrics({
       sink: parsed.metrics,
       store: 'redis',
-      operations: ['consume', 'consume_all', 'peek', 'refund', 'reset', 'sync'],
+      operations: ['consume', 'consume_all', 'peek', 'refund', 'charge', 'reset', 'sync'],
       circuitOpen: () => this.circuit.open,
     })
     if (this.metrics) storeMetricsOf.set(this, this.metrics)
@@ -141,6 +144,7 @@ export class RedisStore implements Store {
         operation: 'consume',
         items,
         keys: [rkey],
+        banKeys: undefined,
         now,
         sentAt,
         resolve: resolve as Waiting['resolve'],
@@ -183,6 +187,20 @@ export class RedisStore implements Store {
     })
   }
 
+  /**
+   * Spend `cost` units of `key` whatever the limit says (a settled cost above its estimate): the key may go
+   * over its limit, so that its next requests wait (see `Algorithm.charge`). Per key, so it works the same on
+   * a Cluster. Rejects with a `RedisStoreError` when Redis cannot take it (reported to `onError`).
+   */
+  charge(algorithm: Algorithm, key: string, cost: number, now?: number): Promise<void> {
+    const rkey = this.rkeys.of(algorithm, key)
+    this.blocks?.delete(rkey)
+    if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
+    return this.calls.one('charge', rkey, algorithm, cost, now).then((settled) => {
+      if (settled instanceof CallFailure) throw this.failed('charge', settled, key)
+    })
+  }
+
   /** Forget `key` (in Redis and in the block cache). Rejects with a `RedisStoreError` when Redis fails. */
   async reset(algorithm: Algorithm, key: string): Promise<void> {
     const rkey = this.rkeys.of(algorithm, key)
@@ -192,7 +210,21 @@ export class RedisStore implements Store {
   }
 
   /**
-   * Decide several policies as one: all are consumed or none. On a standalone Redis one script does it
+   * Lift the ban on `key` and forget the refusals counted toward one (one DEL of its ban's Redis key): every
+   * server sharing this Redis sees it at once, except one whose own block cache holds the ban (`blockCache`),
+   * which refuses the key locally until the ban would have ended. Rejects with a `RedisStoreError` when Redis
+   * fails.
+   */
+  async unban(key: string): Promise<void> {
+    const rkey = this.rkeys.banOf(key)
+    this.blocks?.deleteBan(rkey)
+    const settled = await this.calls.del(rkey)
+    if (settled instanceof CallFailure) throw this.failed('reset', settled, key)
+  }
+
+  /**
+   * Decide several policies as one: all are consumed or none. An item with a `ban` is checked and counted in
+   * the same script call (see `Store.unban`); a banned key kept in the block cache is refused locally. On a standalone Redis one script does it
    * atomically. On a Cluster, the items of each slot are one atomic script, and slots are decided in the
    * order given: when a later slot refuses, what earlier slots took is given back (core's handler puts the
    * narrowest policies first, so a refused request holds quota only in its own caller's buckets, for a moment).
@@ -201,6 +233,23 @@ export class RedisStore implements Store {
   consumeAll(items: readonly ConsumeItem[], now?: number): Promise<Decision[]> {
     const count = items.length
     if (count === 0) return Promise.resolve([])
+    if (count === 1 && this.blocks && items[0]!.ban !== undefined) {
+      // A banned key kept in the block cache is refused here, with no round trip, until its ban ends.
+      const item = items[0]!
+      const ms = this.blocks.bannedFor(
+        this.rkeys.banOf(item.key),
+        now !== undefined ? now : performance.now(),
+        now !== undefined,
+      )
+      if (ms > 0) {
+        this.metrics?.blockCacheHit()
+        const decision: RedisDecision = {
+          ...bannedDecision(item.algorithm, ms, false),
+          source: 'block-cache',
+        }
+        return Promise.resolve([decision])
+      }
+    }
     const keys: string[] = new Array(count)
     for (let i = 0; i < count; i++) keys[i] = this.rkeys.of(items[i]!.algorithm, items[i]!.key)
     if (this.calls.isCluster) {
@@ -276,11 +325,18 @@ export class RedisStore implements Store {
   ): Promise<Decision[]> {
     if (!this.circuit.allows()) return Promise.reject(circuitOpenError())
     const sentAt = now !== undefined ? now : performance.now()
+    let banKeys: (string | undefined)[] | undefined
+    for (let i = 0; i < items.length; i++) {
+      const key = items[i]!.ban === undefined ? undefined : this.rkeys.banOf(items[i]!.key)
+      if (key !== undefined) banKeys ??= new Array(items.length).fill(undefined)
+      if (banKeys !== undefined) banKeys[i] = key
+    }
     return new Promise((resolve, reject) =>
       this.batches.add({
         operation: 'consumeAll',
         items,
         keys,
+        banKeys,
         now,
         sentAt,
         resolve: resolve as Waiting['resolve'],
@@ -314,7 +370,7 @@ export class RedisStore implements Store {
     } else {
       const decisions =
         from === 0 && decided.length === items.length ? decided : decided.slice(from, from + items.length)
-      this.blocks?.addRefusals(keys, items, decisions, sentAt, injected)
+      this.blocks?.addRefusals(keys, items, decisions, sentAt, injected, waiting.banKeys)
       waiting.resolve(decisions as RedisDecision[])
     }
   }

@@ -11,13 +11,15 @@ import { PARAM_SLOTS, STEP_PARAMS, stepParams } from '@floodgate/core/internal'
  * reads the numbers with one `struct.unpack`, exactly, without parsing text.
  *
  * One-key scripts: `KEYS[1]` is the state. Binary: `ARGV[1]` is the op (one byte: `c` consume, `p` peek, `r`
- * refund), then little-endian doubles: now (NaN: the Redis server's clock), cost, grace ms, the algorithm's
+ * refund, `s` charge), then little-endian doubles: now (NaN: the Redis server's clock), cost, grace ms, the algorithm's
  * parameters. Text: the same as separate arguments (now empty for the server's clock).
  *
  * The several-keys script: `KEYS` are the states, group after group (a group: one request's items, decided as
- * one). Binary: `ARGV[1]` is doubles: grace, then per group its number of items and its now (NaN: the server's
- * clock), then per item its kind's index in {@link KINDS}, cost and {@link PARAM_SLOTS} parameter slots. Text:
- * the same as separate arguments (now empty for the server's clock).
+ * one), each item's ban key right after its state's key when it has a `ban`. Binary: `ARGV[1]` is doubles:
+ * grace, then per group its number of items and its now (NaN: the server's clock), then per item its kind's
+ * index in {@link KINDS} (negated for an item with a ban), cost and {@link PARAM_SLOTS} parameter slots, and
+ * for an item with a ban `after withinMs forMs`. Text: the same as separate arguments (now empty for the
+ * server's clock). A banned item's decision has two more fields, `bannedMs bannedNow` (56 bytes).
  *
  * A decision is one reply, `allowed remaining resetMs retryAfterMs delayMs`: for clients that take a binary
  * reply, five little-endian doubles in 40 bytes, or only `remaining resetMs` in 16 for an admission with
@@ -40,13 +42,15 @@ export interface RedisDecision extends Decision {
 }
 
 /** The operations of a one-key script. */
-export type Operation = 'consume' | 'peek' | 'refund'
+export type Operation = 'consume' | 'peek' | 'refund' | 'charge'
 
 /** Each operation's op: the letter the scripts compare, and its byte. */
 const OPS: Record<Operation, { text: string; byte: number }> = {
   consume: { text: 'c', byte: 0x63 },
   peek: { text: 'p', byte: 0x70 },
   refund: { text: 'r', byte: 0x72 },
+  /** Spend whatever the limit says (a settled cost): `s`. */
+  charge: { text: 's', byte: 0x73 },
 }
 
 /** Every kind, in the order the several-keys script numbers them (1-based in Lua). */
@@ -115,6 +119,8 @@ export interface ItemGroup {
   readonly items: readonly ConsumeItem[]
   /** Where each item's state is, in the order of `items`. */
   readonly keys: readonly string[]
+  /** Where each item's ban is, for the items with a `ban`; `undefined` when none has one. */
+  readonly banKeys: readonly (string | undefined)[] | undefined
   /** The limiter's time; `undefined`: the Redis server's clock. */
   readonly now: number | undefined
 }
@@ -131,9 +137,17 @@ export function consumeAllArgs(
   params: readonly ScriptParams[],
 ): (string | Buffer)[] {
   const args: (string | Buffer)[] = []
+  let bans = 0
   for (let g = 0; g < groups.length; g++) {
-    const keys = groups[g]!.keys
-    for (let i = 0; i < keys.length; i++) args.push(keys[i]!)
+    const { keys, banKeys } = groups[g]!
+    for (let i = 0; i < keys.length; i++) {
+      args.push(keys[i]!)
+      const banKey = banKeys?.[i]
+      if (banKey !== undefined) {
+        args.push(banKey)
+        bans++
+      }
+    }
   }
   if (!binary) {
     args.push(String(grace))
@@ -142,13 +156,15 @@ export function consumeAllArgs(
       args.push(String(items.length), now === undefined ? '' : String(now))
       for (let i = 0; i < items.length; i++, p++) {
         const texts = params[p]!.texts
-        args.push(String(params[p]!.kindIndex), number(items[i]!.cost))
+        const ban = items[i]!.ban
+        args.push(String(ban ? -params[p]!.kindIndex : params[p]!.kindIndex), number(items[i]!.cost))
         for (let j = 0; j < PARAM_SLOTS; j++) args.push(texts[j] ?? '')
+        if (ban) args.push(String(ban.after), String(ban.withinMs), String(ban.forMs))
       }
     }
     return args
   }
-  const all = Buffer.allocUnsafe(8 + 16 * groups.length + ITEM_BYTES * count)
+  const all = Buffer.allocUnsafe(8 + 16 * groups.length + ITEM_BYTES * count + BAN_BYTES * bans)
   all.writeDoubleLE(grace, 0)
   let at = 8
   for (let g = 0, p = 0; g < groups.length; g++) {
@@ -159,19 +175,32 @@ export function consumeAllArgs(
     for (let i = 0; i < items.length; i++, p++, at += ITEM_BYTES) {
       params[p]!.item.copy(all, at)
       all.writeDoubleLE(items[i]!.cost, at + 8)
+      const ban = items[i]!.ban
+      if (ban) {
+        all.writeDoubleLE(-params[p]!.kindIndex, at)
+        all.writeDoubleLE(ban.after, at + ITEM_BYTES)
+        all.writeDoubleLE(ban.withinMs, at + ITEM_BYTES + 8)
+        all.writeDoubleLE(ban.forMs, at + ITEM_BYTES + 16)
+        at += BAN_BYTES
+      }
     }
   }
   args.push(all)
   return args
 }
 
+/** The bytes of an item's ban rule after its item in the several-keys script's binary argument. */
+const BAN_BYTES = 24
+
 /**
  * The sizes of a binary reply: five little-endian doubles, or two for an admission with no wait, or four for an
- * admission that holds a lease (`remaining resetMs lease units`, `concurrency`).
+ * admission that holds a lease (`remaining resetMs lease units`, `concurrency`), or seven for a banned item's
+ * (the five, then `bannedMs` and `bannedNow`).
  */
 const REPLY_BYTES = 40
 const ADMITTED_BYTES = 16
 const LEASED_BYTES = 32
+const BANNED_BYTES = 56
 
 /** A lease as the release script takes it: the lease number and its units, `<lease>:<units>`. */
 const leaseText = (lease: number, units: number): string => `${lease}:${units}`
@@ -205,7 +234,7 @@ export function parseAllReply(reply: unknown, items: readonly ConsumeItem[]): Re
     for (let i = 0; i < count; i++) {
       const size = reply[i]
       if (
-        (size !== ADMITTED_BYTES && size !== REPLY_BYTES && size !== LEASED_BYTES) ||
+        (size !== ADMITTED_BYTES && size !== REPLY_BYTES && size !== LEASED_BYTES && size !== BANNED_BYTES) ||
         at + size > reply.length
       )
         break
@@ -250,7 +279,7 @@ function binaryDecision(reply: Buffer, at: number, size: number, algorithm: Algo
       source: 'redis',
     }
   }
-  return {
+  const decision: RedisDecision = {
     allowed: reply.readDoubleLE(at) === 1,
     limit: algorithm.limit,
     remaining: reply.readDoubleLE(at + 8),
@@ -260,18 +289,26 @@ function binaryDecision(reply: Buffer, at: number, size: number, algorithm: Algo
     policy: '',
     source: 'redis',
   }
+  if (size === BANNED_BYTES) banned(decision, reply.readDoubleLE(at + 40), reply.readDoubleLE(at + 48) === 1)
+  return decision
+}
+
+/** Mark `decision` banned for `ms` (started by it when `now`). */
+function banned(decision: RedisDecision, ms: number, now: boolean): void {
+  decision.bannedMs = ms
+  if (now) decision.bannedNow = true
 }
 
 /**
  * A text decision, `allowed remaining resetMs retryAfterMs delayMs`, and `lease units` after them for an
- * admission that holds a lease; throws on anything else.
+ * admission that holds a lease, or `bannedMs bannedNow` for a banned item (a refusal); throws on anything else.
  */
 function textDecision(reply: unknown, algorithm: Algorithm): RedisDecision {
   const fields = typeof reply === 'string' ? reply.split(' ') : []
   if ((fields.length !== 5 && fields.length !== 7) || fields.slice(1).some((f) => Number.isNaN(field(f)))) {
     throw new TypeError(`Unexpected reply from a Floodgate script: ${String(reply).slice(0, 80)}`)
   }
-  if (fields.length === 7) {
+  if (fields.length === 7 && fields[0] === '1') {
     return {
       allowed: fields[0] === '1',
       limit: algorithm.limit,
@@ -284,7 +321,7 @@ function textDecision(reply: unknown, algorithm: Algorithm): RedisDecision {
       lease: `${fields[5]}:${fields[6]}`,
     }
   }
-  return {
+  const decision: RedisDecision = {
     allowed: fields[0] === '1',
     limit: algorithm.limit,
     remaining: field(fields[1]!),
@@ -294,4 +331,6 @@ function textDecision(reply: unknown, algorithm: Algorithm): RedisDecision {
     policy: '',
     source: 'redis',
   }
+  if (fields.length === 7) banned(decision, field(fields[5]!), fields[6] === '1')
+  return decision
 }

@@ -32,4 +32,13 @@ describe('SyncedStore under rateLimit()', () => {
     }
     expect(() => createRateLimitHandler({ store, limit: 5, window: '1m' })).not.toThrow()
   })
+
+  it('refuses settled costs at creation, naming the store: its local decisions cannot charge past a shared limit', () => {
+    expect(() => createRateLimitHandler({ store, limit: 5, window: '1m', settle: () => 1 })).toThrow(
+      RateLimitConfigError,
+    )
+    expect(() => createRateLimitHandler({ store, limit: 5, window: '1m', settle: () => 1 })).toThrow(
+      /SyncedStore has none/,
+    )
+  })
 })

@@ -5,7 +5,7 @@ import {
   RateLimitConfigError,
   type Store,
 } from '@floodgate/core'
-import { type AlgorithmKind, boundDelay, consumeAll } from '@floodgate/core/internal'
+import { type AlgorithmKind, type BanRule, boundDelay, consumeAll } from '@floodgate/core/internal'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type AlgorithmCase, algorithmCases, quotaAlgorithm } from './algorithms.js'
 import { resetLimits } from './app-state.js'
@@ -104,7 +104,9 @@ export function testStore<S extends Store>(options: StoreUnderTest<S>): void {
     if (time === 'given') {
       describe('worked examples', () => {
         for (const vector of vectors.filter((v) => kinds.includes(v.algorithm().kind))) {
-          it(vector.name, async () => {
+          it(vector.name, async (context) => {
+            // A store without `charge` cannot settle costs (a limiter with `settle` refuses it): nothing to check.
+            if (!store.charge && vector.steps.some((step) => step.op === 'charge')) context.skip()
             const algorithm = vector.algorithm()
             const key = uniqueKey('vector')
             const leases: (string | undefined)[] = []
@@ -113,6 +115,7 @@ export function testStore<S extends Store>(options: StoreUnderTest<S>): void {
                 const cost = step.cost ?? 1
                 const op = step.op ?? 'consume'
                 if (op === 'refund') await store.refund(algorithm, key, cost, step.at)
+                else if (op === 'charge') await store.charge!(algorithm, key, cost, step.at)
                 else if (op === 'reset') await store.reset(algorithm, key)
                 else if (op === 'release') {
                   const lease = leases[step.lease ?? 0]
@@ -164,6 +167,45 @@ export function testStore<S extends Store>(options: StoreUnderTest<S>): void {
             }
           })
         }
+
+        if (time === 'given') {
+          it('charges (settled costs) agree with the reference on random sequences', async (context) => {
+            if (!store.charge || !algorithm.charge) context.skip() // an algorithm without charge never settles
+            const sequences = Math.max(1, Math.ceil((options.sequences ?? 12) / 3))
+            for (let seed = 1; seed <= sequences; seed++) {
+              const random = seededRandom(seed * 104_729)
+              const reference = referenceModel(algorithm)
+              const keys = [uniqueKey('charge-a'), uniqueKey('charge-b')]
+              let now = nextDay() + Math.floor(random() * 10_000)
+              for (let op = 0; op < 60; op++) {
+                now += random() < 0.4 ? 0 : Math.floor(random() * 600)
+                const where = `seed ${seed}, op ${op}, t=${now}`
+                if (random() < 0.2) {
+                  const key = keys[random() < 0.75 ? 0 : 1]!
+                  const cost = random() < 0.5 ? 1 : random() < 0.6 ? 3 : 0.5
+                  await store.charge!(algorithm, key, cost, now)
+                  reference.charge(key, cost, now)
+                } else {
+                  await agreeOnRandomOperation({ store, reference, algorithm, keys, random, now, where })
+                }
+              }
+            }
+          })
+        }
+
+        it('a charge takes a key over its limit: its next request is refused, a refund brings it back', async (context) => {
+          if (!store.charge || !algorithm.charge) context.skip() // an algorithm without charge never settles
+          const key = uniqueKey('charge')
+          const now = at(nextDay())
+          expect((await store.consume(algorithm, key, 1, now)).allowed).toBe(true)
+          await store.charge!(algorithm, key, algorithm.limit + 2, now)
+          const refused = await store.consume(algorithm, key, 1, now)
+          expect(compared(refused)).toMatchObject({ allowed: false, remaining: 0 })
+          expect(refused.retryAfterMs).toBeGreaterThan(0)
+          expect(refused.retryAfterMs).toBeLessThan(Number.POSITIVE_INFINITY)
+          await store.refund(algorithm, key, algorithm.limit + 3, now)
+          expect((await store.consume(algorithm, key, 1, now)).allowed).toBe(true)
+        })
 
         it('a refused request changes nothing', async () => {
           const key = uniqueKey('refused')
@@ -277,6 +319,141 @@ export function testStore<S extends Store>(options: StoreUnderTest<S>): void {
       expect((await store.peek(a, keyA, 1, now)).remaining).toBe(a.limit - 1)
     })
 
+    // Bans (a store with `unban`): checked and counted in the same call as the decision, through consumeAll.
+    describe('bans (a store with unban)', () => {
+      const HOUR = 3_600_000
+      /** The store's first kind with a quota of 2 that gives nothing back within a test. */
+      const quota = () => quotaAlgorithm(kinds[0]!, 2)
+      const banOf = (after: number, withinMs = HOUR, forMs = HOUR): BanRule => ({ after, withinMs, forMs })
+      const all = (items: ConsumeItem[], now: number | undefined) => store.consumeAll!(items, now)
+      const one = async (item: ConsumeItem, now: number | undefined) => (await all([item], now))[0]!
+      /** A key whose quota is spent, at `now`. */
+      const spent = async (item: ConsumeItem, now: number | undefined) => {
+        for (let i = 0; i < item.algorithm.limit; i++) await store.consume(item.algorithm, item.key, 1, now)
+      }
+      const banned = (d: Decision) => (d.bannedMs ?? 0) > 0
+
+      it('the after-th refusal within `within` bans the key: a refusal with bannedMs, bannedNow on the first', async () => {
+        if (!store.unban) return
+        expect(store.consumeAll, 'a store that keeps bans decides them in consumeAll').toBeTypeOf('function')
+        const t = nextDay()
+        const item: ConsumeItem = {
+          algorithm: quota(),
+          key: uniqueKey('ban'),
+          cost: 1,
+          ban: banOf(3, 10_000, 60_000),
+        }
+        expect(await one(item, at(t))).toMatchObject({ allowed: true })
+        expect(await one(item, at(t))).toMatchObject({ allowed: true })
+        const first = await one(item, at(t + 1))
+        expect(first.allowed).toBe(false)
+        expect(banned(first)).toBe(false)
+        expect(banned(await one(item, at(t + 2)))).toBe(false)
+        const third = await one(item, at(t + 3))
+        expect(banned(third)).toBe(true)
+        expect(third.bannedNow).toBe(true)
+        expect(third).toMatchObject({ allowed: false, remaining: 0, limit: item.algorithm.limit })
+        if (time === 'given') {
+          expect(third).toMatchObject({ bannedMs: 60_000, retryAfterMs: 60_000, resetMs: 60_000 })
+          const later = await one(item, at(t + 1003))
+          expect(later).toMatchObject({
+            allowed: false,
+            bannedMs: 59_000,
+            retryAfterMs: 59_000,
+            remaining: 0,
+          })
+          expect(later.bannedNow ?? false).toBe(false)
+          // Over: refused by its quota alone, which counts again from one.
+          const after = await one(item, at(t + 3 + 60_000))
+          expect(after.allowed).toBe(false)
+          expect(banned(after)).toBe(false)
+        } else {
+          const later = await one(item, undefined)
+          expect(banned(later)).toBe(true)
+          expect(later.bannedNow ?? false).toBe(false)
+        }
+      })
+
+      if (time === 'given') {
+        it('refusals further apart than `within` start the count again', async () => {
+          if (!store.unban) return
+          const t = nextDay()
+          const item: ConsumeItem = {
+            algorithm: quota(),
+            key: uniqueKey('ban-within'),
+            cost: 1,
+            ban: banOf(2, 1000, 5000),
+          }
+          await spent(item, t)
+          expect(banned(await one(item, t + 1))).toBe(false)
+          expect(banned(await one(item, t + 1001))).toBe(false) // the window ran: this one is the first again
+          const second = await one(item, t + 1500)
+          expect(second).toMatchObject({ allowed: false, bannedMs: 5000, bannedNow: true })
+          expect(await one(item, t + 6499)).toMatchObject({ bannedMs: 1 })
+          expect(banned(await one(item, t + 6500))).toBe(false)
+        })
+      }
+
+      it('a banned request consumes nothing and counts nothing; the other items are peeked', async () => {
+        if (!store.unban) return
+        const t = nextDay()
+        const a: ConsumeItem = { algorithm: quota(), key: uniqueKey('ban-a'), cost: 1, ban: banOf(1) }
+        const b: ConsumeItem = { algorithm: quota(), key: uniqueKey('ban-b'), cost: 1 }
+        await spent(a, at(t))
+        expect(banned(await one(a, at(t + 1)))).toBe(true)
+        const both = await all([a, b], at(t + 2))
+        expect(banned(both[0]!)).toBe(true)
+        expect(both[0]!.bannedNow ?? false).toBe(false)
+        expect(both[1]).toMatchObject({ allowed: true, remaining: b.algorithm.limit })
+        expect(banned(both[1]!)).toBe(false)
+        expect((await store.peek(b.algorithm, b.key, 1, at(t + 2))).remaining).toBe(b.algorithm.limit)
+      })
+
+      it('a refusal by another policy counts nothing toward an allowing item’s ban', async () => {
+        if (!store.unban) return
+        const t = nextDay()
+        const a: ConsumeItem = { algorithm: quota(), key: uniqueKey('ban-c'), cost: 1, ban: banOf(1) }
+        const b: ConsumeItem = { algorithm: quota(), key: uniqueKey('ban-d'), cost: 1, ban: banOf(1) }
+        await spent(b, at(t))
+        const decided = await all([a, b], at(t + 1))
+        expect(decided[0]).toMatchObject({ allowed: true })
+        expect(banned(decided[0]!)).toBe(false)
+        expect(decided[1]).toMatchObject({ allowed: false, bannedNow: true })
+        expect(await one(a, at(t + 2))).toMatchObject({ allowed: true, remaining: a.algorithm.limit - 1 })
+      })
+
+      it('unban lifts the ban and forgets the refusals counted; reset leaves a ban', async () => {
+        if (!store.unban) return
+        const t = nextDay()
+        const item: ConsumeItem = { algorithm: quota(), key: uniqueKey('unban'), cost: 1, ban: banOf(2) }
+        await spent(item, at(t))
+        await one(item, at(t + 1))
+        expect(banned(await one(item, at(t + 2)))).toBe(true)
+        await store.reset(item.algorithm, item.key)
+        expect(banned(await one(item, at(t + 3)))).toBe(true)
+        await store.unban(item.key)
+        // The quota was reset and the banned request spent nothing: a full quota, then refusals from one again.
+        expect(await one(item, at(t + 4))).toMatchObject({ allowed: true })
+        expect(await one(item, at(t + 4))).toMatchObject({ allowed: true })
+        const lifted = await one(item, at(t + 4))
+        expect(lifted.allowed).toBe(false)
+        expect(banned(lifted), 'the refusals before the ban are forgotten').toBe(false)
+        expect(await one(item, at(t + 5))).toMatchObject({ bannedNow: true })
+        await store.unban(uniqueKey('never-banned'))
+      })
+
+      it('same-tick refusals are counted exactly: of 6 concurrent refusals with after 3, one bans and two are banned', async () => {
+        if (!store.unban) return
+        const t = nextDay()
+        const item: ConsumeItem = { algorithm: quota(), key: uniqueKey('ban-tick'), cost: 1, ban: banOf(3) }
+        await spent(item, at(t))
+        const decided = await Promise.all(Array.from({ length: 6 }, () => one(item, at(t + 1))))
+        expect(decided.every((d) => !d.allowed)).toBe(true)
+        expect(decided.filter((d) => d.bannedNow === true)).toHaveLength(1)
+        expect(decided.filter(banned)).toHaveLength(4)
+      })
+    })
+
     it('clear() forgets every key, each starting again with a full quota; without it, resetLimits says so', async () => {
       if (!store.clear) {
         await expect(resetLimits(store)).rejects.toThrow(RateLimitConfigError)
@@ -327,6 +504,12 @@ function onTime(store: Store, clock: VirtualClock, timers: VirtualTimers): Store
     reset: (algorithm, key) => store.reset(algorithm, key),
     close: () => store.close(),
   }
+  if (store.charge) {
+    timed.charge = (algorithm, key, cost, now) => {
+      at(now)
+      return store.charge!(algorithm, key, cost, now)
+    }
+  }
   if (store.consumeAll) {
     timed.consumeAll = (items, now) => {
       at(now)
@@ -340,6 +523,7 @@ function onTime(store: Store, clock: VirtualClock, timers: VirtualTimers): Store
     }
   }
   if (store.clear) timed.clear = () => store.clear!()
+  if (store.unban) timed.unban = (key) => store.unban!(key)
   if (store.checkAlgorithm) timed.checkAlgorithm = (algorithm) => store.checkAlgorithm!(algorithm)
   return timed
 }

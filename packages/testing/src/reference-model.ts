@@ -30,6 +30,12 @@ export function referenceModel(algorithm: Algorithm) {
       const s = states.get(key)
       if (s) algorithm.refund(s, 0, now, cost)
     },
+    /** Spend `cost` whatever the limit says (the algorithm's `charge`). */
+    charge(key: string, cost: number, now: number) {
+      const s = state(key)
+      algorithm.charge?.(s, 0, now, cost)
+      states.set(key, s)
+    },
     reset: (key: string) => states.delete(key),
     release(key: string, lease: string, now: number) {
       const s = states.get(key)

@@ -4,6 +4,7 @@ import {
   concurrency,
   type Decision,
   fixedWindow,
+  gcra,
   leakyBucket,
   slidingWindowCounter,
   slidingWindowLog,
@@ -13,7 +14,8 @@ import {
 /** One operation of a vector, at an absolute time, with the decision fields it must produce. */
 export interface VectorStep {
   at: number
-  op?: 'consume' | 'peek' | 'refund' | 'reset' | 'release'
+  /** `charge`: spend `cost` whatever the limit says (`Store.charge`; run only on stores that have it). */
+  op?: 'consume' | 'peek' | 'refund' | 'reset' | 'release' | 'charge'
   cost?: number
   /** For `release`: which lease, by the order of the vector's allowed consumes (0: the first one's). */
   lease?: number
@@ -215,6 +217,100 @@ export const vectors: readonly Vector[] = [
       { at: T0 + 100, cost: 2, expect: { allowed: true, delayMs: 300, remaining: 0, resetMs: 500 } },
       { at: T0 + 100, expect: { allowed: false, retryAfterMs: 200 } },
       { at: T0 + 300, expect: { allowed: true, delayMs: 300 } },
+    ],
+  },
+  {
+    name: 'charge, fixed window 10/min: a settled cost takes the count past the limit, refused until the window ends',
+    algorithm: () => fixedWindow({ limit: 10, window: '1m' }),
+    steps: [
+      { at: s(5), op: 'charge', cost: 3 },
+      { at: s(10), cost: 4, expect: { allowed: true, remaining: 3 } },
+      { at: s(20), op: 'charge', cost: 8 },
+      {
+        at: s(30),
+        expect: { allowed: false, remaining: 0, resetMs: 30_000, retryAfterMs: 30_000 },
+      },
+      { at: s(30), op: 'refund', cost: 6 },
+      { at: s(30), expect: { allowed: true, remaining: 0 } },
+      { at: s(60), expect: { allowed: true, remaining: 9, resetMs: 60_000 } },
+    ],
+  },
+  {
+    name: 'charge, sliding window counter 10/min: 14 in the window, the next waits for the weighted count',
+    algorithm: () => slidingWindowCounter({ limit: 10, window: '1m' }),
+    steps: [
+      { at: s(0), cost: 4, expect: { allowed: true, remaining: 6 } },
+      { at: s(30), op: 'charge', cost: 10 },
+      {
+        at: s(30),
+        expect: { allowed: false, remaining: 0, resetMs: 90_000, retryAfterMs: 51_429 },
+      },
+      { at: s(60) + 21_428, expect: { allowed: false, retryAfterMs: 1 } },
+      { at: s(60) + 21_429, expect: { allowed: true, remaining: 0 } },
+    ],
+  },
+  {
+    name: 'charge, sliding window log 5/min: the log fills with entries at now, over its oldest',
+    algorithm: () => slidingWindowLog({ limit: 5, window: '1m' }),
+    steps: [
+      { at: s(0), cost: 2, expect: { allowed: true, remaining: 3 } },
+      { at: s(10), op: 'charge', cost: 4 },
+      {
+        at: s(10),
+        expect: { allowed: false, remaining: 0, resetMs: 60_000, retryAfterMs: 50_000 },
+      },
+      { at: s(60) - 1, expect: { allowed: false, retryAfterMs: 1 } },
+      { at: s(60), expect: { allowed: true, remaining: 0 } },
+      { at: s(60), op: 'charge', cost: 9 },
+      { at: s(60), expect: { allowed: false, remaining: 0, retryAfterMs: 60_000 } },
+      { at: s(120), cost: 5, expect: { allowed: true, remaining: 0 } },
+    ],
+  },
+  {
+    name: 'charge, token bucket 10, 1 per 100ms: a debt of 4 drains before the next request',
+    algorithm: () => tokenBucket({ capacity: 10, refillRate: 1, interval: '100ms' }),
+    steps: [
+      { at: T0, cost: 4, expect: { allowed: true, remaining: 6 } },
+      { at: T0, op: 'charge', cost: 10 },
+      {
+        at: T0,
+        expect: { allowed: false, remaining: 0, resetMs: 1400, retryAfterMs: 500 },
+      },
+      { at: T0 + 499, expect: { allowed: false, retryAfterMs: 1 } },
+      { at: T0 + 500, expect: { allowed: true, remaining: 0, resetMs: 1000 } },
+    ],
+  },
+  {
+    name: 'charge, leaky bucket 5, 1 per 100ms, shape: the debt drains, then requests are shaped again',
+    algorithm: () => leakyBucket({ capacity: 5, leakRate: 1, interval: '100ms', mode: 'shape' }),
+    steps: [
+      { at: T0, op: 'charge', cost: 7 },
+      { at: T0, expect: { allowed: false, remaining: 0, resetMs: 700, retryAfterMs: 300 } },
+      { at: T0 + 300, expect: { allowed: true, remaining: 0, delayMs: 400, resetMs: 500 } },
+    ],
+  },
+  {
+    name: 'charge, gcra 10/s burst 5: the TAT runs past the tolerance, the next request waits it out',
+    algorithm: () => gcra({ rate: 10, period: '1s', burst: 5 }),
+    steps: [
+      { at: T0, expect: { allowed: true, remaining: 4, resetMs: 100 } },
+      { at: T0, op: 'charge', cost: 8 },
+      { at: T0, expect: { allowed: false, remaining: 0, resetMs: 900, retryAfterMs: 500 } },
+      { at: T0 + 499, expect: { allowed: false, retryAfterMs: 1 } },
+      { at: T0 + 500, expect: { allowed: true, remaining: 0, resetMs: 500 } },
+    ],
+  },
+  {
+    name: 'charge, calendar quota 3/day: over the quota until 00:00 UTC',
+    algorithm: () => calendarQuota({ limit: 3, period: 'day' }),
+    steps: [
+      { at: Date.UTC(2026, 2, 14, 23), expect: { allowed: true, remaining: 2 } },
+      { at: Date.UTC(2026, 2, 14, 23), op: 'charge', cost: 5 },
+      {
+        at: Date.UTC(2026, 2, 14, 23),
+        expect: { allowed: false, remaining: 0, resetMs: 3_600_000, retryAfterMs: 3_600_000 },
+      },
+      { at: Date.UTC(2026, 2, 15), expect: { allowed: true, remaining: 2 } },
     ],
   },
 ]

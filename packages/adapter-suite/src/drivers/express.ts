@@ -4,6 +4,7 @@ import express4 from 'express4'
 import type { AdapterApp, AdapterAppSetup, AdapterDriver } from '../types.js'
 import { useGates } from './gates.js'
 import { servedApp } from './served-app.js'
+import { streamOf } from './stream.js'
 
 /**
  * Builds apps on one Express major for the adapter conformance suite; requests go through real HTTP
@@ -35,13 +36,19 @@ function createApp(framework: typeof express, setup: AdapterAppSetup): AdapterAp
     const handlers: express.RequestHandler[] = []
     if (route.rateLimit) handlers.push(rateLimit(route.rateLimit))
     handlers.push(async (req, res) => {
+      if (route.tokens !== undefined) res.setHeader('x-tokens', String(route.tokens))
+      if (route.stream) {
+        res.type('text/plain')
+        streamOf(route.stream, () => req.rateLimit).pipe(res)
+        return
+      }
       await route.wait?.(req.headers)
       res.status(route.status ?? 200).json({ ok: true, slowDown: req.slowDown })
     })
     app[method](route.path, ...handlers)
   }
   const server = app.listen(0, '127.0.0.1')
-  return servedApp(server, gates, limiter?.usage, limiter?.overrides)
+  return servedApp(server, gates, limiter?.usage, limiter?.unban, limiter?.overrides)
 }
 
 /** A middleware that goes on, whose sub-router stack throws when read: Express never reads it, the lookup does. */

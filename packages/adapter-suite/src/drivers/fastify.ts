@@ -1,6 +1,7 @@
 import { loadShedder, priorityQueue, rateLimit, slowDown } from '@floodgate/fastify'
 import Fastify from 'fastify'
 import type { AdapterApp, AdapterAppSetup, AdapterDriver } from '../types.js'
+import { streamOf } from './stream.js'
 
 /** Builds Fastify apps for the adapter conformance suite; requests go through `fastify.inject`. */
 export const fastifyDriver: AdapterDriver = {
@@ -25,6 +26,10 @@ export const fastifyDriver: AdapterDriver = {
         url: route.path,
         config: route.rateLimit ? { rateLimit: route.rateLimit } : setup.options ? {} : { rateLimit: false },
         handler: async (request, reply) => {
+          if (route.tokens !== undefined) reply.header('x-tokens', String(route.tokens))
+          if (route.stream) {
+            return reply.type('text/plain').send(streamOf(route.stream, () => request.rateLimit))
+          }
           await route.wait?.(request.headers)
           return reply.code(route.status ?? 200).send({ ok: true, slowDown: request.slowDown ?? undefined })
         },
@@ -59,6 +64,7 @@ export const fastifyDriver: AdapterDriver = {
       },
       usage: app.rateLimitUsage,
       overrides: setup.options ? app.rateLimitOverrides : undefined,
+      unban: app.unban,
     }
   },
 }

@@ -5,6 +5,7 @@ import Koa2 from 'koa2'
 import type { AdapterApp, AdapterAppSetup, AdapterDriver } from '../types.js'
 import { useGates } from './gates.js'
 import { servedApp } from './served-app.js'
+import { streamOf } from './stream.js'
 
 /**
  * Builds apps on one Koa major (routes on @koa/router, which supports both) for the adapter conformance suite;
@@ -39,6 +40,12 @@ function createApp(Framework: typeof Koa, setup: AdapterAppSetup): AdapterApp {
   for (const route of setup.routes ?? [{ path: '/' }]) {
     const method = (route.method ?? 'GET').toLowerCase() as 'get' | 'post'
     const respond = async (ctx: Koa.Context) => {
+      if (route.tokens !== undefined) ctx.set('x-tokens', String(route.tokens))
+      if (route.stream) {
+        ctx.type = 'text/plain'
+        ctx.body = streamOf(route.stream, () => ctx.state.rateLimit)
+        return
+      }
       await route.wait?.(ctx.headers)
       ctx.status = route.status ?? 200
       ctx.body = { ok: true, slowDown: ctx.state.slowDown }
@@ -48,7 +55,7 @@ function createApp(Framework: typeof Koa, setup: AdapterAppSetup): AdapterApp {
   }
   app.use(router.routes())
   const server = app.listen(0, '127.0.0.1')
-  return servedApp(server, gates, limiter?.usage, limiter?.overrides)
+  return servedApp(server, gates, limiter?.usage, limiter?.unban, limiter?.overrides)
 }
 
 /** A middleware that goes on, marked as a router's (as @koa/router marks its own) whose `match` throws. */

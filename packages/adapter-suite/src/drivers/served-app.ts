@@ -1,6 +1,6 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Overrides, UsageReport } from '@floodgate/core'
+import type { Overrides, Unban, UsageReport } from '@floodgate/core'
 import request from 'supertest'
 import type { AdapterApp, AppGates } from '../types.js'
 
@@ -9,6 +9,7 @@ export function servedApp(
   server: Server,
   gates: AppGates,
   usage: UsageReport | undefined,
+  unban?: Unban,
   overrides?: Overrides,
 ): AdapterApp {
   return {
@@ -23,6 +24,7 @@ export function servedApp(
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
     gates,
     usage,
+    unban,
     overrides,
   }
 }

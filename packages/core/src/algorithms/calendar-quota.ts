@@ -106,6 +106,12 @@ export function calendarQuota(options: CalendarQuotaOptions): Algorithm {
     refund(s, at, now, cost) {
       if (s[at] === periodOf(now, period, offset)[0]) s[at + 1] = Math.max(0, s[at + 1]! - cost)
     },
+    charge(s, at, now, cost) {
+      // The current period only: its count may go above the limit until the period ends.
+      const start = periodOf(now, period, offset)[0]
+      s[at + 1] = (s[at] === start ? s[at + 1]! : 0) + cost
+      s[at] = start
+    },
     expiresAt: (s, at) => (s[at + 1]! > 0 ? periodOf(s[at]!, period, offset)[1] : 0),
   }
 }

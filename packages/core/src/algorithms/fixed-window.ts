@@ -55,6 +55,12 @@ export function fixedWindow(options: WindowOptions): Algorithm {
       const start = Math.floor(now / windowMs) * windowMs
       if (s[at] === start) s[at + 1] = Math.max(0, s[at + 1]! - cost)
     },
+    charge(s, at, now, cost) {
+      // The current window only: its count may go above the limit until the window ends.
+      const start = Math.floor(now / windowMs) * windowMs
+      s[at + 1] = countAt(s, at, start) + cost
+      s[at] = start
+    },
     expiresAt: (s, at) => (s[at + 1]! > 0 ? s[at]! + windowMs : 0),
   }
 }

@@ -73,6 +73,10 @@ export function gcra(options: GcraOptions): Algorithm {
     refund(s, at, now, cost) {
       s[at] = Math.max(now, s[at]! - cost * emission)
     },
+    charge(s, at, now, cost) {
+      // The TAT may run beyond the tolerance: a debt the next requests wait out.
+      s[at] = Math.max(s[at]!, now) + cost * emission
+    },
     expiresAt: (s, at) => s[at]!,
   }
 }

@@ -3,7 +3,7 @@ import type { Duration } from '../duration.js'
 import { RateLimitConfigError } from '../errors.js'
 import type { Algorithm } from '../types.js'
 import { algorithmId } from './id.js'
-import { type Meter, meterDecision, meterExpiresAt, meterRefund } from './meter.js'
+import { type Meter, meterCharge, meterDecision, meterExpiresAt, meterRefund } from './meter.js'
 import { bucketRate, duration, parseOptions, positiveInt, rateDuration } from './options.js'
 
 /** Options of {@link leakyBucket}. */
@@ -91,6 +91,7 @@ export function leakyBucket(options: LeakyBucketOptions): Algorithm & { readonly
     consume: (s, at, now, cost) => meterDecision(s, at, now, cost, true, meter),
     peek: (s, at, now, cost) => meterDecision(s, at, now, cost, false, meter),
     refund: (s, at, now, cost) => meterRefund(s, at, now, cost, meter),
+    charge: (s, at, now, cost) => meterCharge(s, at, now, cost, meter),
     expiresAt: (s, at) => meterExpiresAt(s, at, meter),
   }
 }

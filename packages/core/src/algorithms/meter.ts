@@ -52,7 +52,8 @@ export function meterDecision(
   return decide(
     false,
     m.capacity,
-    Math.floor((full - level) / m.intervalMs),
+    // Never below 0: a charged bucket (a settled cost) can hold more than its capacity.
+    Math.max(0, Math.floor((full - level) / m.intervalMs)),
     Math.ceil(level / m.rate),
     retryAfterMs,
     0,
@@ -61,6 +62,12 @@ export function meterDecision(
 
 export function meterRefund(s: Float64Array, at: number, now: number, cost: number, m: Meter): void {
   s[at] = Math.max(0, drained(s, at, now, m) - cost * m.intervalMs)
+  s[at + 1] = now
+}
+
+/** Spend `cost` whatever the capacity: the level may go above it, a debt that drains at the rate. */
+export function meterCharge(s: Float64Array, at: number, now: number, cost: number, m: Meter): void {
+  s[at] = drained(s, at, now, m) + cost * m.intervalMs
   s[at + 1] = now
 }
 

@@ -72,6 +72,16 @@ export function slidingWindowCounter(options: WindowOptions): Algorithm {
     refund(s, at, now, cost) {
       if (s[at] === Math.floor(now / w) * w) s[at + 1] = Math.max(0, s[at + 1]! - cost)
     },
+    charge(s, at, now, cost) {
+      // Into the current window, as a consume would write it; its count may go above the limit.
+      const start = Math.floor(now / w) * w
+      const stored = s[at]!
+      const curr = stored === start ? s[at + 1]! : 0
+      const prev = stored === start ? s[at + 2]! : stored === start - w ? s[at + 1]! : 0
+      s[at] = start
+      s[at + 1] = curr + cost
+      s[at + 2] = prev
+    },
     expiresAt(s, at) {
       if (s[at + 1]! > 0) return s[at]! + 2 * w
       if (s[at + 2]! > 0) return s[at]! + w

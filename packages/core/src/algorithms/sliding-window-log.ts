@@ -65,6 +65,15 @@ export function slidingWindowLog(options: WindowOptions): Algorithm {
       for (let i = 0; i < cost; i++) s[at + 1 + ((head + i) % limit)] = 0
       s[at] = head
     },
+    charge(s, at, now, rawCost) {
+      // min(cost, limit) entries at now, over the oldest (live or not): the ring holds `limit`, and the entries
+      // it forgets are older than the ones written, so every later wait is the one an unbounded log would give.
+      const cost = Math.min(Math.ceil(rawCost), limit)
+      const head = s[at]!
+      const expiry = now + windowMs
+      for (let i = 0; i < cost; i++) s[at + 1 + ((head + i) % limit)] = expiry
+      s[at] = (head + cost) % limit
+    },
     expiresAt: (s, at) => entry(s, at, s[at]!, limit - 1),
   }
 }

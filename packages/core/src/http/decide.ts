@@ -122,7 +122,8 @@ function reasonOf(error: unknown): RateLimitRequestError {
  * as one (`consumeAll`, atomic where the store can). Free items (cost 0) are peeked: counted as nothing, but
  * their decisions still give headers. `order` is the consumption order (narrowest policy first) for stores
  * that cannot decide all at once. Synchronous when the store is. A shaping bound (`maxDelay`) refuses a
- * request that would wait longer, and what it spent is given back.
+ * request that would wait longer, and what it spent is given back. An item with a `ban` goes to `consumeAll`
+ * even alone: the store checks and counts the ban in the same call.
  */
 export function decideOnStore(
   store: Store,
@@ -135,7 +136,9 @@ export function decideOnStore(
     const decided =
       item.cost === 0
         ? store.peek(item.algorithm, item.key, 0, now)
-        : store.consume(item.algorithm, item.key, item.cost, now)
+        : item.ban === undefined
+          ? store.consume(item.algorithm, item.key, item.cost, now)
+          : firstOf(store.consumeAll!(items, now))
     return boundOne(store, item, decided, now)
   }
   const decided = decideMany(store, items, order, now)
@@ -143,6 +146,11 @@ export function decideOnStore(
   return decided instanceof Promise
     ? decided.then((ds) => boundDelays(store, items, ds, now))
     : boundDelays(store, items, decided, now)
+}
+
+/** The one decision of a lone item's `consumeAll`. */
+function firstOf(decided: Awaitable<Decision[]>): Awaitable<Decision> {
+  return decided instanceof Promise ? decided.then((ds) => ds[0]!) : decided[0]!
 }
 
 /** Whether every item costs something (none is a free peek): the common case, decided with no reordering. */

@@ -4,6 +4,7 @@ import type { RateLimitOptions } from './options/types.js'
 import type { AnsweredRequest, Outcome, RequestRateLimit } from './outcome.js'
 import type { Overrides } from './overrides.js'
 import type { RequestInfo } from './request-info.js'
+import type { Unban } from './unban.js'
 import type { UsageReport } from './usage.js'
 import type { WarningName } from './warnings.js'
 
@@ -23,10 +24,15 @@ export interface RateLimitHandler<N = any> {
   handle(request: RequestInfo<N>, previous?: RequestRateLimit): Outcome | Promise<Outcome>
   /** Give back everything `outcome` and the outcomes before it spent (once; safe to call again). */
   release(outcome: Outcome): void
-  /** Whether `complete` has work to do (`skipFailedRequests` or `skipSuccessfulRequests`): adapters listen for the response's end only then. */
+  /** Whether `complete` has work to do (`skipFailedRequests`, `skipSuccessfulRequests`, or a policy that settles its cost with `settle`): adapters listen for the response's end only then. */
   readonly refunds: boolean
-  /** Call when the response has finished, with its status (0 when the connection closed first): refunds per `skipFailedRequests` / `skipSuccessfulRequests`. Safe to call twice. */
-  complete(outcome: Outcome, status: number): void
+  /**
+   * Call when the response has finished, with its status (0 when the connection closed first) and, for settled
+   * costs, the framework's response object the `settle` functions get (Express `res`, Fastify `reply`, Koa
+   * `ctx`): refunds per `skipFailedRequests` / `skipSuccessfulRequests`, and settles the request's cost. Safe to
+   * call twice.
+   */
+  complete(outcome: Outcome, status: number, response?: unknown): void
   /**
    * The answer when the adapter could not write an outcome (the framework refused a header, say): a 500,
    * with the error reported to `onError` as `ERR_FLOODGATE_RESPONSE_FAILED`.
@@ -37,6 +43,14 @@ export interface RateLimitHandler<N = any> {
    * and `resetUsage(apiKey)`. `undefined` without `plans`.
    */
   readonly usage: UsageReport | undefined
+  /**
+   * Lift a ban early, on every server sharing the store: `unban('203.0.113.7')`, `unban(userId, { policy })`
+   * (see {@link Unban} for what the identifier is per key). Rejects with a `RateLimitConfigError` for an
+   * identifier no policy with a `ban` keys on (and on a limiter without bans).
+   */
+  readonly unban: Unban
+  /** Whether a policy has a `ban` (adapters gather such limiters for an app-wide `unban`). */
+  readonly bans: boolean
   /** Raise a misconfiguration warning the adapter detected (once per process, unless turned off). */
   warn(name: WarningName, message: string): void
   /**

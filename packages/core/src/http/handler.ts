@@ -28,6 +28,8 @@ import { compileRefunds } from './refunds.js'
 import { compileReport } from './report.js'
 import type { RequestInfo } from './request-info.js'
 import { compileRespond } from './respond.js'
+import { checkSettling, compileSettler } from './settle.js'
+import { compileUnban } from './unban.js'
 import { compileUsageReport } from './usage.js'
 import { compileRequestWarnings, compileWarnings } from './warnings.js'
 
@@ -65,6 +67,8 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
   for (const algorithm of sets.algorithms) store.checkAlgorithm?.(algorithm)
   for (const algorithm of sets.algorithms) checkRelease(store, algorithm, 'rateLimit.store')
   const leases = sets.algorithms.some((algorithm) => algorithm.release !== undefined)
+  const fallback = typeof o.failMode === 'object' ? (o.failMode.fallback as Store) : undefined
+  if (sets.banned.length > 0) checkBans(store, fallback)
   const warnings = compileWarnings(o.warnings)
   const refunds = compileRefunds({
     store,
@@ -75,8 +79,22 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     leases,
     fallback: typeof o.failMode === 'object' ? (o.failMode as { fallback: Store }).fallback : undefined,
   })
+  // Settled costs (`settle`): only when a policy settles; its store and algorithms must be able to charge.
+  checkSettling(store, sets.settling, o.settle)
+  const settler =
+    sets.settling.length === 0
+      ? undefined
+      : compileSettler<N>({
+          store,
+          clock,
+          report,
+          givesBack: (status) =>
+            status === 0 || status >= 400 ? o.skipFailedRequests : o.skipSuccessfulRequests,
+          refund: refunds.complete,
+        })
   const respond = compileRespond<N>({
     options: o as RateLimitOptions<N>,
+    bans: sets.banned.length > 0,
     status: o.statusCode,
     format: o.format,
     sleep: o.sleep as ((ms: number) => Promise<void>) | undefined,
@@ -182,15 +200,30 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     return decided.then((result) => refunds.link(result, previous))
   }
 
+  /** With settled costs: what a passed request needs to be settled, kept on its outcome. */
+  function settleLater(
+    decided: Outcome | Promise<Outcome>,
+    state: RequestState<N>,
+  ): Outcome | Promise<Outcome> {
+    return decided instanceof Promise
+      ? decided.then((outcome) => settler!.attach(outcome, state))
+      : settler!.attach(decided, state)
+  }
+
   return {
     store,
     options,
-    refunds: refunds.onResponse,
+    refunds: refunds.onResponse || settler !== undefined,
     release: refunds.release,
-    complete: refunds.complete,
+    complete: settler ? settler.complete : refunds.complete,
     handle(info, reading) {
       const previous = outcomeOf(reading)
-      const decided = run(requestState(info, base), 0)
+      let decided: Outcome | Promise<Outcome>
+      if (settler === undefined) decided = run(requestState(info, base), 0)
+      else {
+        const state = requestState(info, base)
+        decided = settleLater(run(state, 0), state)
+      }
       if (decided instanceof Promise) {
         if (metrics) decided.then(metrics)
         return previous === undefined ? decided : linkLater(decided, previous)
@@ -200,6 +233,12 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     },
     writeFailed: respond.writeFailed,
     usage: resolver ? compileUsageReport<N>({ store, sets, resolver, clock }) : undefined,
+    bans: sets.banned.length > 0,
+    unban: compileUnban({
+      stores: sets.banned.length === 0 ? [] : fallback ? [store, fallback] : [store],
+      policies: sets.banned,
+      ipv6Subnet: o.ipv6Subnet,
+    }),
     warn: warnings.warn,
     overrides: overrides?.control ?? noOverrides(),
   }
@@ -262,4 +301,21 @@ function noOverrides(): Overrides {
     )
   }
   return { set: none('set'), delete: none('delete'), list: () => Promise.resolve([]) }
+}
+
+/** A policy with a `ban` needs stores that keep bans (`unban`): checked at creation, never on a request. */
+function checkBans(store: Store, fallback: Store | undefined): void {
+  const expected =
+    'a store that keeps bans (one with unban: the MemoryStore, RedisStore or PostgresStore), since a policy has `ban`'
+  if (typeof store.unban !== 'function' || typeof store.consumeAll !== 'function') {
+    throw new RateLimitConfigError('ERR_FLOODGATE_INVALID_OPTION', 'rateLimit.store', store, expected)
+  }
+  if (fallback && (typeof fallback.unban !== 'function' || typeof fallback.consumeAll !== 'function')) {
+    throw new RateLimitConfigError(
+      'ERR_FLOODGATE_INVALID_OPTION',
+      'rateLimit.failMode.fallback',
+      fallback,
+      expected,
+    )
+  }
 }

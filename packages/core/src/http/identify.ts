@@ -302,7 +302,10 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
       const key = policy.keyer(state, policy.scope)
       if (key === undefined) return undefined
       const cost = policy.cost ?? state.costs[policy.costIndex] ?? policy.fallbackCost
-      items[i] = { algorithm: policy.algorithm, key, cost }
+      items[i] =
+        policy.ban === undefined
+          ? { algorithm: policy.algorithm, key, cost }
+          : { algorithm: policy.algorithm, key, cost, ban: policy.ban }
     }
     return items
   }
@@ -318,7 +321,10 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
       const key = policy.keyer(state, policy.scope)
       if (key === undefined) return noAddress(state.info)
       const cost = policy.cost ?? state.costs[policy.costIndex] ?? policy.fallbackCost
-      items[i] = { algorithm: policy.algorithm, key, cost }
+      items[i] =
+        policy.ban === undefined
+          ? { algorithm: policy.algorithm, key, cost }
+          : { algorithm: policy.algorithm, key, cost, ban: policy.ban }
     }
     state.items = items
     return undefined

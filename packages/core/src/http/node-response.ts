@@ -38,13 +38,16 @@ export function writeAnswer(res: ServerResponse, answer: HttpAnswer): void {
  * Write what a limiter decided: a pass's headers, then `true` (the request goes on); or its answer, then
  * `false`. A header the framework refuses (a custom handler's, an `onLimited` hook's) gets the 500 of
  * `writeFailed` instead, and the server keeps serving. With `skipFailedRequests` or `skipSuccessfulRequests`,
- * the end of a passed request's response is reported to the limiter for its refunds.
+ * or a policy that settles its cost (`settle`), the end of a passed request's response is reported to the
+ * limiter for its refunds and its settlement; `response` is what the `settle` functions get (Koa's `ctx`; by
+ * default `res`, which is Express's own response).
  */
 export function writeOutcome<N>(
   handler: RateLimitHandler<N>,
   outcome: Outcome,
   info: RequestInfo<N>,
   res: ServerResponse,
+  response: unknown = res,
 ): boolean {
   try {
     if (outcome.kind === 'answer') {
@@ -56,7 +59,8 @@ export function writeOutcome<N>(
     answerWriteFailure(handler, error, info, res)
     return false
   }
-  if (handler.refunds && outcome.items) completeOnClose(handler, outcome, res)
+  if (handler.refunds && (outcome.items || outcome.settlement))
+    completeOnClose(handler, outcome, res, response)
   return true
 }
 
@@ -83,8 +87,13 @@ function answerWriteFailure<N>(
  * Tell the limiter how the response ended (its status, or 0 when the connection closed first). A function of
  * its own: a closure made in a function on every request's path would make each call of it allocate a context.
  */
-function completeOnClose<N>(handler: RateLimitHandler<N>, outcome: Outcome, res: ServerResponse): void {
-  res.once('close', () => handler.complete(outcome, res.writableFinished ? res.statusCode : 0))
+function completeOnClose<N>(
+  handler: RateLimitHandler<N>,
+  outcome: Outcome,
+  res: ServerResponse,
+  response: unknown,
+): void {
+  res.once('close', () => handler.complete(outcome, res.writableFinished ? res.statusCode : 0, response))
 }
 
 /**

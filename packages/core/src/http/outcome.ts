@@ -3,6 +3,7 @@ import type { Decision } from '../types.js'
 import type { HttpAnswer, PassAnswer } from './answer.js'
 import { NO_HEADERS, seconds } from './answer.js'
 import { remainingOf, resetMsOf } from './headers.js'
+import { type Settlement, settleChain } from './settle.js'
 
 /** What can give back what an outcome spent: the limiter that made it. */
 export interface Releaser {
@@ -23,6 +24,16 @@ export interface RequestRateLimit extends PolicyUsage {
   readonly limited: boolean
   /** Every policy that decided the request, in the order of `limits`. */
   readonly policies: readonly PolicyUsage[]
+  /**
+   * Settle the request's cost now, for a streamed response that knows it at its end: `cost` is the actual
+   * cost, and the difference from what was charged up front is charged (the key may go over its limit) or given
+   * back, in every policy that settles (those with a `settle` function: see the `settle` option), of every
+   * limiter on the request. The `settle` functions are then not called. Once only: a second call does nothing,
+   * nor does one after the response ended and the `settle` functions ran. A cost that is not a finite number
+   * >= 0 is reported to `onError` (`ERR_FLOODGATE_INVALID_COST`) and the estimate stands.
+   * @example req.rateLimit?.settle(usage.totalTokens)
+   */
+  settle(cost: number): void
 }
 
 /** Where one policy stands after a request. */
@@ -83,6 +94,8 @@ interface OutcomeRecord {
   readonly skipped: boolean
   /** Whether it was refused outright (`denyList`, `deny`): 403, before any store call. */
   readonly denied: boolean
+  /** Whether a policy's `ban` refused it: 403 (also in dry run, where it proceeds anyway). */
+  readonly banned: boolean
   /** One decision per policy, in the order of `limits`. Empty when skipped or undecided. */
   readonly decisions: Decision[]
   /** The decision the headers report: the refusal, or the policy closest to its limit. */
@@ -103,6 +116,8 @@ interface OutcomeRecord {
   readonly owner: Releaser | undefined
   /** The usage plan the request was decided under, with `plans`. */
   readonly plan: string | undefined
+  /** What settling the request's cost needs (`settle`), when a policy of the limiter settles and it passed. */
+  settlement: Settlement | undefined
 }
 
 /** `req.rateLimit`: the policy closest to its limit, as the headers give it, and the way back to its outcome. */
@@ -130,6 +145,10 @@ class RateLimitReading implements RequestRateLimit {
     return this.#outcome.decisions.map(usageOf)
   }
 
+  settle(cost: number): void {
+    settleChain(this.#outcome, cost)
+  }
+
   /** The outcome behind what an app read, when a limiter made it. */
   static outcomeOf(reading: RequestRateLimit): Outcome | undefined {
     return #outcome in reading ? reading.#outcome : undefined
@@ -152,6 +171,7 @@ export const SKIPPED: Outcome = Object.freeze({
   limited: false,
   skipped: true,
   denied: false,
+  banned: false,
   decisions: [],
   decision: undefined,
   error: undefined,
@@ -159,6 +179,7 @@ export const SKIPPED: Outcome = Object.freeze({
   previous: undefined,
   owner: undefined,
   plan: undefined,
+  settlement: undefined,
 }) as Outcome
 
 /**
@@ -174,6 +195,7 @@ export function passedOutcome(parts: {
   items: SpentItem[] | undefined
   owner: Releaser | undefined
   plan: string | undefined
+  banned?: boolean
 }): Outcome {
   const outcome: Outcome = {
     kind: 'pass',
@@ -183,6 +205,7 @@ export function passedOutcome(parts: {
     limited: parts.limited,
     skipped: false,
     denied: false,
+    banned: parts.banned ?? false,
     decisions: parts.decisions,
     decision: parts.decision,
     error: undefined,
@@ -190,6 +213,7 @@ export function passedOutcome(parts: {
     previous: undefined,
     owner: parts.owner,
     plan: parts.plan,
+    settlement: undefined,
   }
   ;(outcome as { rateLimit: RequestRateLimit }).rateLimit = new RateLimitReading(outcome, parts.decision)
   return outcome
@@ -207,6 +231,7 @@ export function answeredOutcome(parts: {
   error?: unknown
   plan?: string
   denied?: boolean
+  banned?: boolean
 }): AnsweredRequest {
   return {
     kind: 'answer',
@@ -217,6 +242,7 @@ export function answeredOutcome(parts: {
     limited: parts.limited,
     skipped: false,
     denied: parts.denied ?? false,
+    banned: parts.banned ?? false,
     decisions: parts.decisions ?? [],
     decision: parts.decision,
     error: parts.error,
@@ -224,6 +250,7 @@ export function answeredOutcome(parts: {
     previous: undefined,
     owner: undefined,
     plan: parts.plan,
+    settlement: undefined,
   }
 }
 
@@ -237,6 +264,7 @@ export function undecidedOutcome(error: unknown): Outcome {
     limited: false,
     skipped: false,
     denied: false,
+    banned: false,
     decisions: [],
     decision: undefined,
     error,
@@ -244,5 +272,6 @@ export function undecidedOutcome(error: unknown): Outcome {
     previous: undefined,
     owner: undefined,
     plan: undefined,
+    settlement: undefined,
   }
 }

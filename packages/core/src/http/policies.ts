@@ -1,9 +1,9 @@
 import { normalizeCost } from '../cost.js'
 import { storeKey } from '../store-keys/store-key.js'
-import type { Algorithm, Awaitable } from '../types.js'
+import type { Algorithm, Awaitable, BanRule } from '../types.js'
 import { type CompiledKey, compileKey, type Keyer, type KeyFunction, type KeySpec } from './key-spec.js'
 import { RATE_LIMIT_DEFAULTS } from './options/defaults.js'
-import type { RequestFunction } from './options/types.js'
+import type { RequestFunction, SettleFunction } from './options/types.js'
 import type { PolicyOverrides } from './overrides.js'
 
 /** A cost function of the app's. */
@@ -24,6 +24,10 @@ export interface PolicyDef<N = any> {
   readonly key: KeySpec<N> | typeof PLAN_KEY
   readonly cost: number | CostFunction<N> | undefined
   readonly role: PolicyRole
+  /** Its `ban`, in ms; `undefined` without one. */
+  readonly ban: BanRule | undefined
+  /** Its own `settle` (settled costs); without it, it takes the top-level one when it takes the top-level cost. */
+  readonly settle?: SettleFunction<N> | undefined
 }
 
 /** One policy, compiled. */
@@ -41,6 +45,12 @@ export interface Policy<N = any> {
   readonly role: PolicyRole
   /** How shared its buckets are: 0 per caller (user, key function, plan caller), 1 per address, 2 per endpoint, 3 for all. */
   readonly breadth: number
+  /** Its `ban`, carried by each of its store items; `undefined` without one. */
+  readonly ban: BanRule | undefined
+  /** What it counts per, as configured (`unban` builds its store keys from it); `undefined` for a plan's. */
+  readonly key: KeySpec<N> | undefined
+  /** Its settle function's index in {@link CompiledPolicies.settleFunctions}, or -1 when it does not settle. */
+  readonly settleIndex: number
   /** Its overrides, when it has an `overrides` option (overrides.ts). */
   readonly overrides?: PolicyOverrides<N>
 }
@@ -56,6 +66,8 @@ export interface CompiledPolicies<N = any> {
   readonly order: readonly number[] | undefined
   readonly keyFunctions: readonly KeyFunction<N>[]
   readonly costFunctions: readonly CostFunction<N>[]
+  /** The settle functions its policies settle with (settled costs), each once; empty when none settles. */
+  readonly settleFunctions: readonly SettleFunction<N>[]
   readonly needsIp: boolean
   readonly needsUser: boolean
   readonly needsRoute: boolean
@@ -82,13 +94,19 @@ const planKeyed = (slot: number): CompiledKey => ({
 })
 const PLAN_KEYED = [planKeyed(0), planKeyed(1)] as const
 
-/** Compile a set of policies, once, at creation. `topCost` is the top-level `cost` option. */
+/**
+ * Compile a set of policies, once, at creation. `topCost` is the top-level `cost` option, `topSettle` the
+ * top-level `settle`: a policy settles with its own `settle`, else with `topSettle` when it takes `topCost`
+ * (it sets no `cost` of its own), else not at all.
+ */
 export function compilePolicies<N>(
   defs: readonly PolicyDef<N>[],
   topCost: number | CostFunction<N>,
+  topSettle?: SettleFunction<N>,
 ): CompiledPolicies<N> {
   const keyFunctions: KeyFunction<N>[] = []
   const costFunctions: CostFunction<N>[] = []
+  const settleFunctions: SettleFunction<N>[] = []
   const fallbackCost = typeof topCost === 'number' ? normalizeCost(topCost) : RATE_LIMIT_DEFAULTS.cost
   const keys: CompiledKey<N>[] = []
   const policies = defs.map((def): Policy<N> => {
@@ -101,6 +119,12 @@ export function compilePolicies<N>(
       costIndex = costFunctions.indexOf(cost)
       if (costIndex === -1) costIndex = costFunctions.push(cost) - 1
     }
+    const settle = def.settle ?? (def.cost === undefined ? topSettle : undefined)
+    let settleIndex = -1
+    if (settle !== undefined) {
+      settleIndex = settleFunctions.indexOf(settle)
+      if (settleIndex === -1) settleIndex = settleFunctions.push(settle) - 1
+    }
     return {
       name: def.name,
       algorithm: def.algorithm,
@@ -111,6 +135,9 @@ export function compilePolicies<N>(
       fallbackCost: typeof cost === 'number' ? normalizeCost(cost) : fallbackCost,
       role: def.role,
       breadth: compiled.breadth,
+      ban: def.ban,
+      key: def.key === PLAN_KEY ? undefined : def.key,
+      settleIndex,
     }
   })
   const sorted = policies.map((_, i) => i).sort((a, b) => keys[a]!.breadth - keys[b]!.breadth || a - b)
@@ -119,6 +146,7 @@ export function compilePolicies<N>(
     order: sorted.every((p, i) => p === i) ? undefined : sorted,
     keyFunctions,
     costFunctions,
+    settleFunctions,
     needsIp: keys.some((k) => k.needsIp),
     needsUser: keys.some((k) => k.needsUser),
     needsRoute: keys.some((k) => k.needsRoute),

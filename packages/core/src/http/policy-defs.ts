@@ -1,7 +1,8 @@
 import { calendarQuota } from '../algorithms/calendar-quota.js'
 import { slidingWindowCounter } from '../algorithms/sliding-window-counter.js'
 import { tokenBucket } from '../algorithms/token-bucket.js'
-import type { Algorithm } from '../types.js'
+import { toMs } from '../duration.js'
+import type { Algorithm, BanRule } from '../types.js'
 import type { KeySpec } from './key-spec.js'
 import { RATE_LIMIT_DEFAULTS as D } from './options/defaults.js'
 import { defaultName, type ParsedRateLimitOptions } from './options/schema.js'
@@ -25,7 +26,15 @@ const def = <N>(spec: Spec<N>, scope: (name: string) => string, role: PolicyDef[
     key: (spec.key ?? D.key) as KeySpec<N>,
     cost: spec.cost as number | CostFunction<N> | undefined,
     role,
+    ban: banRule(spec.ban),
+    settle: spec.settle,
   }
+}
+
+/** A policy's `ban` option as the store takes it (durations in ms; the schema has checked them). */
+function banRule(ban: PolicyOptions['ban']): BanRule | undefined {
+  if (ban === undefined) return undefined
+  return { after: ban.after, withinMs: toMs(ban.within)!, forMs: toMs(ban.for)! }
 }
 
 /** The algorithm of a route's tier: its own, or the short form's sliding window counter. */
@@ -52,6 +61,7 @@ export function basePolicyDefs<N>(
           {
             name: o.name,
             key: o.key as KeySpec<N> | undefined,
+            ban: o.ban,
             algorithm:
               o.algorithm ??
               slidingWindowCounter({ limit: o.limit ?? D.limit, window: o.window ?? D.window }),
@@ -109,6 +119,7 @@ export function planPolicyDefs<N>(o: ParsedRateLimitOptions, plan: PlanOptions):
       key: PLAN_KEY,
       cost: undefined,
       role: 'rate',
+      ban: undefined,
     },
   ]
   if (plan.quota) {
@@ -119,6 +130,7 @@ export function planPolicyDefs<N>(o: ParsedRateLimitOptions, plan: PlanOptions):
       key: PLAN_KEY,
       cost: undefined,
       role: 'quota',
+      ban: undefined,
     })
   }
   return defs

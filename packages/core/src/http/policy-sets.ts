@@ -1,7 +1,7 @@
 import type { Algorithm, ConsumeItem } from '../types.js'
 import { compileHeaders, type HeaderWriter, headerModes } from './headers.js'
 import type { ParsedRateLimitOptions } from './options/schema.js'
-import type { PlanOptions, RouteTierOptions } from './options/types.js'
+import type { PlanOptions, RouteTierOptions, SettleFunction } from './options/types.js'
 import type { OverridesRegistry } from './overrides.js'
 import {
   type CompiledPolicies,
@@ -67,6 +67,10 @@ export interface PolicySets<N> {
    * `false` takes out of a request; built once per set and mask.
    */
   without(set: PolicySet<N>, dropped: number): PolicySet<N>
+  /** Every policy with a `ban`, once per store-key scope (what `unban` lifts bans of). */
+  readonly banned: readonly Policy<N>[]
+  /** The policies of any set that settle their costs (`settle`), once each by name: empty when none does. */
+  readonly settling: readonly Policy<N>[]
 }
 
 /**
@@ -94,7 +98,10 @@ export function compilePolicySets<N>(
     return compileSet(defs)
   }
   const compileSet = (defs: PolicyDef<N>[]): PolicySet<N> => {
-    const compiled = withOverrides(compilePolicies<N>(defs, o.cost as number | CostFunction<N>), overrides)
+    const compiled = withOverrides(
+      compilePolicies<N>(defs, o.cost as number | CostFunction<N>, o.settle as SettleFunction<N> | undefined),
+      overrides,
+    )
     const writeHeaders = compileHeaders(
       modes,
       compiled.policies.map((p) => ({
@@ -151,6 +158,18 @@ export function compilePolicySets<N>(
     needsIp: all.some((set) => set.needsIp),
     needsRoute: byRoute || all.some((set) => set.needsRoute),
     algorithms: [...new Set(all.flatMap((set) => set.policies.map((p) => p.algorithm)))],
+    banned: [
+      ...new Map(
+        all.flatMap((set) =>
+          set.policies.filter((p) => p.ban !== undefined).map((p) => [p.scope, p] as const),
+        ),
+      ).values(),
+    ],
+    settling: [
+      ...new Map(
+        all.flatMap((set) => set.policies.filter((p) => p.settleIndex >= 0).map((p) => [p.name, p] as const)),
+      ).values(),
+    ],
     without: (set, dropped) => {
       let byMask = subsets.get(set)
       if (byMask === undefined) {

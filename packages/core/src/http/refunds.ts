@@ -41,6 +41,7 @@ export function compileRefunds(parts: {
     onResponse: skipFailedRequests || skipSuccessfulRequests || leases === true,
     release(first) {
       for (let o: Outcome | undefined = first; o !== undefined; o = o.previous) {
+        if (o.settlement !== undefined) o.settlement.done = true // given back: never settled
         const items = o.items
         if (items === undefined) continue
         if (o.owner !== self) {

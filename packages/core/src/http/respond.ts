@@ -9,7 +9,7 @@ import { callAppFunction, FunctionFailure } from './app-functions.js'
 import type { FailureAnswers } from './decide.js'
 import { RateLimitRequestError } from './errors.js'
 import type { RequestState } from './identify.js'
-import type { LimitedResponse, RateLimitOptions } from './options/types.js'
+import type { BanInfo, LimitedResponse, RateLimitOptions } from './options/types.js'
 import {
   type AnsweredRequest,
   answeredOutcome,
@@ -24,7 +24,8 @@ import type { RequestInfo } from './request-info.js'
 // The third stage of a request: every HTTP answer a limiter gives is made here. A decided request passes
 // with its rate-limit headers (after its shaping delay), passes as a shadow refusal in dry run, or is refused:
 // 429 with `Retry-After` (the quota's "Limit Exceeded" for a usage plan), or 413 when its cost is above the
-// limit. The app's `message`, `onLimited` and `handler` are called here. The answers to requests no policy
+// limit, or 403 when a policy's `ban` refused it (`onBanned` on the refusal that started the ban). The app's
+// `message`, `onLimited` and `handler` are called here. The answers to requests no policy
 // decided (503 when the store failed closed, 500 for an unknown client address or an answer that could not
 // be written) are made here too. Headers are formatted in headers.ts, the one concern beside this one.
 
@@ -163,6 +164,33 @@ function deniedBody(format: ResponseFormat): string {
   const message = 'This client is not allowed.'
   if (format === 'json') return JSON.stringify({ error: 'denied', message })
   return JSON.stringify({ type: 'about:blank', title: statusTitle(403), status: 403, detail: message })
+}
+
+/** The default message of a banned request: `Too many refused requests; banned for 3600 seconds.` */
+export const bannedMessage = (retryAfter: number): string =>
+  `Too many refused requests; banned for ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`
+
+/**
+ * The body of a banned request (a policy's `ban`): 403 `{ "error": "banned", "message", "retryAfter", "policy" }`,
+ * or its problem-details form.
+ */
+function bannedBody(format: ResponseFormat, policy: string, retryAfter: number): string {
+  const message = bannedMessage(retryAfter)
+  if (format === 'json') return JSON.stringify({ error: 'banned', message, retryAfter, policy })
+  return JSON.stringify({
+    type: 'about:blank',
+    title: statusTitle(403),
+    status: 403,
+    detail: message,
+    retryAfter,
+    policy,
+  })
+}
+
+/** The index of the first decision that is a ban, or -1. */
+function bannedIndex(decisions: readonly Decision[]): number {
+  for (let i = 0; i < decisions.length; i++) if ((decisions[i]!.bannedMs ?? 0) > 0) return i
+  return -1
 }
 
 /** The answers of a request without a usage plan (plans.ts): 401, 403, 503, 500. */
@@ -309,7 +337,9 @@ export interface Respond<N> extends FailureAnswers<N> {
 
 /** Compile the respond stage of one limiter, once. */
 export function compileRespond<N>(parts: {
-  options: Pick<RateLimitOptions<N>, 'message' | 'onLimited' | 'handler'>
+  options: Pick<RateLimitOptions<N>, 'message' | 'onLimited' | 'handler' | 'onBanned'>
+  /** Whether a policy has a `ban`: only then are decisions looked at for one. */
+  bans: boolean
   /** The status of a refusal (`statusCode`). */
   status: number
   format: ResponseFormat
@@ -323,8 +353,8 @@ export function compileRespond<N>(parts: {
   /** Whether a policy holds leases (`concurrency`): a passed request keeps its decisions' leases to release. */
   leases?: boolean
 }): Respond<N> {
-  const { status, format, clock, dryRun, report, owner, leases } = parts
-  const { message, onLimited, handler } = parts.options
+  const { status, format, clock, dryRun, report, owner, leases, bans } = parts
+  const { message, onLimited, handler, onBanned } = parts.options
   const sleep = parts.sleep ?? timerSleep
   const contentType = format === 'problem+json' ? PROBLEM_TYPE : JSON_TYPE
   const bodyOf = compileBody(format, status)
@@ -341,7 +371,9 @@ export function compileRespond<N>(parts: {
       d.policy = policies[i]!.name
       if (d.delayMs > delayMs) delayMs = d.delayMs
     }
-    const chosen = mostRestrictiveIndex(decisions)
+    const ban = bans ? bannedIndex(decisions) : -1
+    if (ban !== -1 && !dryRun) return banned(decisions, decisions[ban]!, info, state.plan?.plan)
+    const chosen = ban !== -1 ? ban : mostRestrictiveIndex(decisions)
     const decision = decisions[chosen]!
     const headers: Record<string, string> = {}
     if (writeHeaders)
@@ -370,8 +402,10 @@ export function compileRespond<N>(parts: {
         items: undefined,
         owner: undefined,
         plan,
+        banned: ban !== -1,
       })
       limited(shadow, info)
+      if (ban !== -1 && decision.bannedNow === true) banStarted(decision, shadow, info)
       return shadow
     }
     headers['cache-control'] = 'no-store'
@@ -390,6 +424,46 @@ export function compileRespond<N>(parts: {
         : refusal(headers, decisions, decision, policies[chosen]!.role === 'quota', info, plan)
     limited(refused, info)
     return handler ? customize(refused, info) : refused
+  }
+
+  /**
+   * 403 `{ "error": "banned" }` with `Retry-After` (whole seconds until the ban ends) and no rate-limit headers:
+   * a policy's `ban` refused the request. `onLimited` is called, and `onBanned` when this refusal started the ban.
+   */
+  function banned(
+    decisions: Decision[],
+    decision: Decision,
+    info: RequestInfo<N>,
+    plan: string | undefined,
+  ): AnsweredRequest {
+    const retryAfter = retryAfterSeconds(decision.retryAfterMs)
+    const outcome = answeredOutcome({
+      status: 403,
+      headers: { 'retry-after': String(retryAfter), ...NO_STORE },
+      body: bannedBody(format, decision.policy, retryAfter),
+      contentType,
+      limited: true,
+      decisions,
+      decision,
+      plan,
+      banned: true,
+    })
+    limited(outcome, info)
+    if (decision.bannedNow === true) banStarted(decision, outcome, info)
+    return outcome
+  }
+
+  /** Tell `onBanned`, if set, that `decision`'s ban has just started; whatever it does, the answer is sent. */
+  function banStarted(decision: Decision, outcome: Outcome, info: RequestInfo<N>): void {
+    if (!onBanned) return
+    const ban: BanInfo = { policy: decision.policy, forMs: decision.bannedMs ?? 0, outcome }
+    const done = callAppFunction('onBanned', (req: N) => onBanned(req, ban), info)
+    if (done instanceof FunctionFailure) report(done.error, info)
+    else if (done instanceof Promise) {
+      done.then((settled) => {
+        if (settled instanceof FunctionFailure) report(settled.error, info)
+      })
+    }
   }
 
   /** 429 with `Retry-After` (whole seconds, at least 1), the app's message or the default body. */

@@ -7,6 +7,7 @@ export const REQUEST_OUTCOMES = [
   'dry_run_limited',
   'skipped',
   'denied',
+  'banned',
   'no_plan',
   'error',
 ] as const
@@ -17,7 +18,15 @@ export const DECISION_OUTCOMES = ['allowed', 'limited', 'dry_run_limited'] as co
 export type DecisionOutcome = (typeof DECISION_OUTCOMES)[number]
 
 /** What a store call was for, as `floodgate_store_duration_seconds` labels it. */
-export type StoreOperation = 'consume' | 'consume_all' | 'peek' | 'refund' | 'reset' | 'sweep' | 'sync'
+export type StoreOperation =
+  | 'consume'
+  | 'consume_all'
+  | 'peek'
+  | 'refund'
+  | 'charge'
+  | 'reset'
+  | 'sweep'
+  | 'sync'
 
 /** How a store call failed: its time bound passed, the backend was unreachable, or it answered an error (or nonsense). */
 export const STORE_ERROR_KINDS = ['timeout', 'connection', 'reply'] as const
@@ -41,7 +50,7 @@ export const METRICS = {
     prometheusName: 'floodgate_requests_total',
     unit: '{request}',
     description:
-      'Requests a limiter handled, by outcome: allowed, limited (refused), dry_run_limited (refused in dry run and let through), skipped (skip, allowList), denied (denyList, deny: 403), no_plan (no usage plan: 401 or 403), error (not decided: the store failed or timed out, the client address was unknown, a plan lookup failed).',
+      'Requests a limiter handled, by outcome: allowed, limited (refused), dry_run_limited (refused in dry run and let through), skipped (skip, allowList), denied (denyList, deny: 403), banned (a policy ban: 403), no_plan (no usage plan: 401 or 403), error (not decided: the store failed or timed out, the client address was unknown, a plan lookup failed).',
     labels: ['outcome'],
   },
   decisions: {

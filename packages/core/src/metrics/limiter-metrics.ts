@@ -12,6 +12,7 @@ const QUOTA_POLICY = 'quota'
 export function requestOutcome(outcome: Outcome): RequestOutcome {
   if (outcome.skipped) return 'skipped'
   if (outcome.denied) return 'denied'
+  if (outcome.banned && outcome.kind === 'answer') return 'banned'
   if (outcome.limited) return outcome.kind === 'pass' ? 'dry_run_limited' : 'limited'
   // Every decided request has a decision per policy; one without any was answered before the policies.
   if (outcome.decisions.length === 0) return outcome.error === undefined ? 'no_plan' : 'error'

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { cachedClock } from '../clocks/cached-clock.js'
 import type {
   Algorithm,
+  BanRule,
   Clock,
   ConsumeItem,
   Decision,
@@ -10,6 +11,7 @@ import type {
   StoreSettings,
 } from '../types.js'
 import { parseOptions, positiveInt } from '../validate.js'
+import { anyBan, BAN_STATE_SIZE, bannedDecision, bannedFor, banTtl, countRefusal } from './bans.js'
 import { SlabTable } from './slab-table.js'
 
 /** Options of {@link MemoryStore}. */
@@ -65,6 +67,8 @@ export class MemoryStore implements Store {
   /** Every call answers at once: `consumeSync` and `peekSync` work on this store. */
   readonly synchronous = true
   private readonly tables = new Map<string, SlabTable>()
+  /** Bans and the refusals counted toward them, by store key (see `Store.unban`). */
+  private readonly bans = new Map<string, Float64Array>()
   private readonly maxKeys: number
   private readonly clock: Clock
   private lastAlgorithm: Algorithm | undefined
@@ -81,7 +85,7 @@ export class MemoryStore implements Store {
     this.clock = parsed.clock ?? defaultClock()
   }
 
-  /** How many keys the store holds, over all algorithms. */
+  /** How many keys the store holds, over all algorithms (bans not counted). */
   get size(): number {
     let size = 0
     for (const table of this.tables.values()) size += table.size
@@ -112,6 +116,75 @@ export class MemoryStore implements Store {
    * two items on one key are checked first and consumed after, as a copy would cost more than a second look.
    */
   consumeAll(items: readonly ConsumeItem[], now = this.clock()): Decision[] {
+    return anyBan(items) ? this.consumeBanned(items, now) : this.decideAll(items, now)
+  }
+
+  /**
+   * Lift the ban on `key` (a store key of an item with a `ban`) and forget the refusals counted toward one.
+   * Its algorithms' state is left as it is.
+   */
+  unban(key: string): void {
+    this.bans.delete(key)
+  }
+
+  /**
+   * `consumeAll` for items of which some carry a ban (see `Store.unban`): a banned key refuses the request
+   * (every banned item its ban's decision, the others peeked); else the items are decided as one, and a refusal
+   * is counted toward each refusing item's ban, the `after`-th banning its key.
+   */
+  private consumeBanned(items: readonly ConsumeItem[], now: number): Decision[] {
+    if (items.length === 1) {
+      // One policy: its ban looked up, then a plain consume (a refused consume changes nothing).
+      const { algorithm, key, cost, ban } = items[0]!
+      const state = this.bans.size === 0 ? undefined : this.bans.get(key)
+      if (state !== undefined && state[0]! > now) return [bannedDecision(algorithm, state[0]! - now, false)]
+      const decision = this.consume(algorithm, key, cost, now)
+      return [decision.allowed ? decision : this.counted(items[0]!, decision, ban!, now)]
+    }
+    let banned = false
+    for (let i = 0; i < items.length && !banned; i++)
+      banned = items[i]!.ban !== undefined && bannedFor(this.bans.get(items[i]!.key), now) > 0
+    if (banned) {
+      return items.map((item) => {
+        const ms = item.ban === undefined ? 0 : bannedFor(this.bans.get(item.key), now)
+        return ms > 0
+          ? bannedDecision(item.algorithm, ms, false)
+          : this.peek(item.algorithm, item.key, item.cost, now)
+      })
+    }
+    const decisions = this.decideAll(items, now)
+    for (let i = 0; i < items.length; i++) {
+      const { ban } = items[i]!
+      if (ban !== undefined && !decisions[i]!.allowed)
+        decisions[i] = this.counted(items[i]!, decisions[i]!, ban, now)
+    }
+    return decisions
+  }
+
+  /** Count the refusal `decision` of `item` toward its ban: the decision, or the ban's when this one starts it. */
+  private counted(item: ConsumeItem, decision: Decision, ban: BanRule, now: number): Decision {
+    let state = this.bans.get(item.key)
+    if (state === undefined) state = this.newBan(item.key)
+    const started = countRefusal(state, ban, now)
+    state[BAN_STATE_SIZE] = now + banTtl(state, ban, now)
+    return started ? bannedDecision(item.algorithm, ban.forMs, true) : decision
+  }
+
+  /**
+   * A fresh ban state for `key`, kept: at most `maxKeys` of them, the oldest dropped first (in the order they
+   * were made, so a full table costs one deletion per new ban, never a scan: a flood of refused keys cannot make
+   * each request walk the table).
+   */
+  private newBan(key: string): Float64Array {
+    const bans = this.bans
+    if (bans.size >= this.maxKeys) bans.delete(bans.keys().next().value!)
+    // `until count start`, then when it is all zeros again.
+    const state = new Float64Array(BAN_STATE_SIZE + 1)
+    bans.set(key, state)
+    return state
+  }
+
+  private decideAll(items: readonly ConsumeItem[], now: number): Decision[] {
     const n = items.length
     if (!this.copyable(items)) return this.peekThenConsume(items, now)
     const decisions: Decision[] = new Array(n)
@@ -207,6 +280,19 @@ export class MemoryStore implements Store {
     if (algorithm.expiresAt(table.data, slot * table.width) <= now) table.remove(key)
   }
 
+  /**
+   * Spend `cost` units of `key` whatever the limit says (see `Algorithm.charge`): a settled cost above the
+   * estimate. An algorithm without `charge` cannot settle costs: refused when the limiter is created.
+   */
+  charge(algorithm: Algorithm, key: string, cost: number, now = this.clock()): void {
+    const charge = algorithm.charge
+    if (charge === undefined || !(cost > 0)) return
+    const table = this.table(algorithm)
+    const slot = table.index.get(key) ?? table.allocate(key, now)
+    charge(table.data, slot * table.width, now, cost)
+    if (algorithm.expiresAt(table.data, slot * table.width) <= now) table.remove(key)
+  }
+
   reset(algorithm: Algorithm, key: string): void {
     this.tables.get(algorithm.id)?.remove(key)
   }
@@ -214,12 +300,14 @@ export class MemoryStore implements Store {
   /** Drop expired keys now (they are also dropped a few at a time as decisions are made). */
   sweep(now = this.clock()): void {
     for (const table of this.tables.values()) table.sweep(now, table.size)
+    for (const [key, state] of this.bans) if (state[BAN_STATE_SIZE]! <= now) this.bans.delete(key)
   }
 
   /** Forget every key, of every algorithm; the store stays usable (an app's tests call it between tests). */
   clear(): void {
     for (const table of this.tables.values()) table.clear()
     this.tables.clear()
+    this.bans.clear()
     this.lastAlgorithm = undefined
     this.lastTable = undefined
   }

@@ -28,6 +28,10 @@ BEGIN
     RETURN (NULL, NULL, NULL, NULL, NULL, ARRAY[lvl, now_ms], lvl / rate, true)::${R};
   END IF;
   nxt := lvl + cost * interval_ms;
+  IF op = 's' THEN
+    -- A charge (a settled cost): the level may go above the capacity, a debt that drains at the rate.
+    RETURN (NULL, NULL, NULL, NULL, NULL, ARRAY[nxt, now_ms], nxt / rate, true)::${R};
+  END IF;
   IF nxt <= full_level THEN
     IF op = 'c' THEN
       RETURN (true, floor((full_level - nxt) / interval_ms), ceil(nxt / rate), 0,
@@ -37,7 +41,7 @@ BEGIN
       CASE WHEN shape = 1 THEN ceil(lvl / rate) ELSE 0 END, NULL, 0, false)::${R};
   END IF;
   -- A cost above the capacity never passes: even an empty bucket cannot hold it.
-  RETURN (false, floor((full_level - lvl) / interval_ms), ceil(lvl / rate),
+  RETURN (false, greatest(0, floor((full_level - lvl) / interval_ms)), ceil(lvl / rate),
     CASE WHEN cost > capacity THEN 'Infinity'::float8 ELSE ceil((nxt - full_level) / rate) END, 0,
     NULL, 0, false)::${R};
 END`,

@@ -25,6 +25,10 @@ BEGIN
   END IF;
   tat := greatest(coalesce(state[1], 0), now_ms);
   nxt := tat + cost * emission;
+  IF op = 's' THEN
+    -- A charge (a settled cost): the TAT may run past the tolerance, a debt the next requests wait out.
+    RETURN (NULL, NULL, NULL, NULL, NULL, ARRAY[nxt], nxt - now_ms, true)::${R};
+  END IF;
   IF nxt - now_ms <= tolerance + eps THEN
     IF op = 'c' THEN ahead := nxt - now_ms; ELSE ahead := tat - now_ms; END IF;
     units := (tolerance - ahead) / emission;

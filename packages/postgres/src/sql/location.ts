@@ -25,6 +25,7 @@ const SUFFIXES = [
   '_decide',
   '_consume_all',
   '_consume_batch',
+  '_consume_banned',
   '_reset',
   '_sweep',
   '_settings',

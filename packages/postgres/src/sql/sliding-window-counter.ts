@@ -32,6 +32,11 @@ BEGIN
   ELSIF state[1] = win_start - w THEN
     prev := state[2];
   END IF;
+  IF op = 's' THEN
+    -- A charge (a settled cost): into the current window, past the limit if need be.
+    curr := curr + cost;
+    RETURN (NULL, NULL, NULL, NULL, NULL, ARRAY[win_start, curr, prev], win_start + 2 * w - now_ms, true)::${R};
+  END IF;
   -- The previous window's share, times w.
   prev_weighted := prev * (w - (now_ms - win_start));
   IF (curr + cost) * w + prev_weighted <= lim * w THEN

@@ -34,6 +34,14 @@ BEGIN
   WHILE skip < n AND state[skip + 1] <= now_ms LOOP
     skip := skip + 1;
   END LOOP;
+  IF op = 's' THEN
+    -- A charge (a settled cost): min(cost, limit) entries at now after the live ones, the newest \`limit\` kept
+    -- (as the TypeScript writes them over its ring's oldest).
+    state := coalesce(state[skip + 1:n], '{}'::float8[]) || array_fill(now_ms + w, ARRAY[least(whole, lim)::int]);
+    n := cardinality(state);
+    IF n > lim THEN state := state[n - lim::int + 1:n]; END IF;
+    RETURN (NULL, NULL, NULL, NULL, NULL, state, w, true)::${R};
+  END IF;
   free_units := lim - (n - skip);
   IF n > 0 THEN newest := state[n]; END IF;
   IF whole <= free_units THEN

@@ -3,7 +3,7 @@ import { type Location, qualified } from './location.js'
 /**
  * What every algorithm's step function looks like, so that the dispatcher can call any of them with the same
  * arguments: the state (`NULL` when the key has none: the fresh state), the operation (`'c'` consume, `'p'`
- * peek, `'r'` refund), the time in ms, the cost, and four parameter slots, each algorithm naming its own
+ * peek, `'r'` refund, `'s'` charge: spend whatever the limit says, a settled cost), the time in ms, the cost, and four parameter slots, each algorithm naming its own
  * (unused slots are `NULL`). A step is pure (`IMMUTABLE`): it reads no table and returns the decision, the
  * state to store, how long to keep it (`ttl`, ms from now; 0 or less: the state is fresh again, delete it),
  * and whether to write at all (`write`: a refusal, a peek and a refund of nothing write nothing), as the

@@ -27,6 +27,12 @@ if op == 'r' then
   end
   return false
 end
+if op == 's' then
+  -- A charge (a settled cost): the level may go above the capacity, a debt that drains at the rate.
+  local nxt = level + cost * interval
+  ${keepUntil('<dd', 'nxt, now', 'nxt / rate')}
+  return false
+end
 local full = capacity * interval
 local nxt = level + cost * interval
 if nxt <= full then
@@ -41,6 +47,6 @@ if nxt <= full then
 end
 local retry
 if cost > capacity then retry = math.huge else retry = ceil((nxt - full) / rate) end
-${reply(0, 'floor((full - level) / interval)', 'ceil(level / rate)', 'retry', '0')}
+${reply(0, 'max(0, floor((full - level) / interval))', 'ceil(level / rate)', 'retry', '0')}
 `,
 }

@@ -56,6 +56,13 @@ if op == 'r' then
   end
   return false
 end
+if op == 's' then
+  -- A charge (a settled cost): the current period's count, past the limit if need be.
+  local count = cost
+  if raw and stored == start then count = stored_count + cost end
+  ${keep("encode('<dd', start, count)", 'finish - now')}
+  return false
+end
 local count = 0
 if stored == start then count = stored_count end
 local until_next = finish - now

@@ -26,6 +26,12 @@ if op == 'r' then
   end
   return false
 end
+if op == 's' then
+  -- A charge (a settled cost): the TAT may run past the tolerance, a debt the next requests wait out.
+  local tat = max(stored, now) + cost * emission
+  ${keepUntil('<d', 'tat', 'tat - now')}
+  return false
+end
 local tat = max(stored, now)
 local nxt = tat + cost * emission
 if nxt - now <= tolerance + 1e-3 then

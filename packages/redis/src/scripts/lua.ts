@@ -8,7 +8,7 @@
  * kept `grace` ms past the moment it becomes equal to a fresh state, and deleted when it already is; a write
  * that keeps the key's expiry rewrites the bytes in place (`SETRANGE`, which keeps the TTL).
  *
- * An algorithm's code sees `key`, `op` (`'c'` consume, `'p'` peek, `'r'` refund), `now` (ms), `cost`, `grace`
+ * An algorithm's code sees `key`, `op` (`'c'` consume, `'p'` peek, `'r'` refund, `'s'` charge: spend whatever the limit says, a settled cost), `now` (ms), `cost`, `grace`
  * (ms) and its own parameters as locals, and `text` (reply as text, for clients without binary replies).
  */
 

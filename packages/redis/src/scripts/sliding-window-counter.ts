@@ -25,6 +25,18 @@ if op == 'r' then
   end
   return false
 end
+if op == 's' then
+  -- A charge (a settled cost): into the current window, past the limit if need be.
+  local curr, prev = 0, 0
+  if stored == start then
+    curr, prev = s1, s2
+  elseif stored == start - w then
+    prev = s1
+  end
+  curr = curr + cost
+  ${keep("encode('<ddd', start, curr, prev)", 'start + 2 * w - now')}
+  return false
+end
 local curr, prev = 0, 0
 if stored == start then
   curr, prev = s1, s2

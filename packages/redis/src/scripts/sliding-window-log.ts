@@ -19,6 +19,25 @@ if op == 'r' then
   return false
 end
 local n = redis.call('LLEN', key)
+if op == 's' then
+  -- A charge (a settled cost): min(cost, limit) entries at now after the live ones, the list kept to the
+  -- newest \`limit\` (as the TypeScript writes them over its ring's oldest).
+  local skip = 0
+  if n > limit then skip = n - limit end
+  while skip < n and decode('<d', redis.call('LINDEX', key, string.format('%d', skip))) <= now do skip = skip + 1 end
+  if skip > 0 then redis.call('LPOP', key, string.format('%d', skip)) end
+  local entry = encode('<d', now + w)
+  local left = math.min(cost, limit)
+  while left > 0 do
+    local batch = {}
+    for i = 1, math.min(left, 1000) do batch[i] = entry end
+    redis.call('RPUSH', key, unpack(batch))
+    left = left - #batch
+  end
+  redis.call('LTRIM', key, string.format('%d', -limit), '-1')
+  redis.call('PEXPIRE', key, string.format('%d', ceil(w) + grace))
+  return false
+end
 local skip = 0
 if n > limit then skip = n - limit end
 while skip < n and decode('<d', redis.call('LINDEX', key, string.format('%d', skip))) <= now do skip = skip + 1 end

@@ -3,11 +3,14 @@ import {
   type ConsumeItem,
   type Decision,
   RateLimitConfigError,
-  type SettingsWatcher,
   type Store,
-  type StoreSettings,
 } from '@floodgate/core'
-import { cachedClock, consumeInGroups } from '@floodgate/core/internal'
+import {
+  cachedClock,
+  consumeInGroups,
+  type SettingsWatcher,
+  type StoreSettings,
+} from '@floodgate/core/internal'
 import { ScriptRunner } from '../script-runner.js'
 import type { RedisStore } from '../store.js'
 import { storeMetricsOf } from '../store-metrics-of.js'

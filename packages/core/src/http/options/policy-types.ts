@@ -16,6 +16,16 @@ export type RequestFunction<N, T> = (req: N, info: RequestInfo<N>) => T
  */
 export type CostOption<N> = number | RequestFunction<N, Awaitable<number>>
 
+/**
+ * What a request actually cost, known once its response is done (an LLM API's token count): a function of the
+ * framework's response (Express `res`, Fastify `reply`, Koa `ctx`) and the request (Express `req`, Fastify
+ * `request`, Koa `ctx`), returning the cost, or a promise of it. The difference from what was charged up front
+ * is charged (possibly taking the key over its limit, so that its next requests wait) or given back. A function
+ * that throws, rejects or returns anything but a finite number >= 0 is reported to `onError` and the estimate
+ * stands.
+ */
+export type SettleFunction<N = any, R = any> = (res: R, req: N) => Awaitable<number>
+
 /** One policy of a layered limit. */
 export interface PolicyOptions<N = any> {
   /**
@@ -56,6 +66,46 @@ export interface PolicyOptions<N = any> {
    * @example { alice: slidingWindowCounter({ limit: 10_000, window: '1h' }), '*@acme.com': tokenBucket({ capacity: 500, refillRate: 50, interval: '1s' }), healthcheck: false }
    */
   overrides?: OverridesOption
+  /**
+   * This policy's actual cost once the response is done (see {@link SettleFunction}), over the top-level
+   * `settle`. Without it, the policy settles with the top-level `settle` when it takes the top-level `cost`
+   * (it sets no `cost` of its own), and not at all otherwise.
+   * @default the top-level `settle` when the policy sets no `cost`; else none
+   * @example (res) => res.locals.tokens
+   */
+  settle?: SettleFunction<N>
+  /**
+   * Ban a key of this policy that keeps being refused: see {@link BanOptions}.
+   * @default none (a refused key is only refused, 429)
+   * @example { after: 10, within: '1m', for: '1h' }
+   */
+  ban?: BanOptions
+}
+
+/**
+ * A ban: after `after` refusals of one key within `within`, that key gets `403` `{ "error": "banned",
+ * "message", "retryAfter" }` with `Retry-After` until `for` has passed, whatever its quota says, on every server
+ * sharing the store (the ban is kept in the store, checked and counted in the same store call as the decision).
+ * The `after`-th refusal starts the ban and is itself answered 403 (`onBanned` is called on it); a banned request
+ * spends nothing and counts nothing. Refusals are counted in a window that opens at a key's first refusal and
+ * lasts `within`. Lift a ban early with `unban(key)` on the middleware.
+ */
+export interface BanOptions {
+  /**
+   * How many refusals of one key within `within` start a ban: a whole number >= 1 (1: the first refusal bans).
+   * @example 10
+   */
+  after: number
+  /**
+   * The window the refusals are counted in: ms or a string (`'1m'`).
+   * @example '1m'
+   */
+  within: Duration
+  /**
+   * How long a ban lasts: ms or a string (`'1h'`).
+   * @example '1h'
+   */
+  for: Duration
 }
 
 /** What a custom refusal handler returns; anything left out keeps its default. */

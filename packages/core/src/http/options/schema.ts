@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { isCost } from '../../cost.js'
 import { failureOptionsShape } from '../../failure-policy.js'
 import { metricsSinkSchema } from '../../metrics/schema.js'
-import { algorithmSchema, durationInput, fn, storeSchema } from '../../validate.js'
+import { algorithmSchema, duration, durationInput, fn, positiveInt, storeSchema } from '../../validate.js'
 import { parseRange } from '../allow-list.js'
 import { WARNINGS } from '../warnings.js'
 import { RATE_LIMIT_DEFAULTS as D } from './defaults.js'
@@ -49,6 +49,18 @@ const overridesSchema = z.custom<Record<string, unknown>>(
   (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
   { error: OVERRIDES_EXPECTED },
 )
+const BAN_EXPECTED =
+  "{ after, within, for }: after a whole number of refusals >= 1, within and for durations like '1m'"
+const banSchema = z.strictObject(
+  {
+    after: positiveInt('a whole number of refusals >= 1'),
+    within: duration(),
+    for: duration(),
+  },
+  { error: BAN_EXPECTED },
+)
+const SETTLE_EXPECTED =
+  'a function (res, req) returning the actual cost (a finite number >= 0, or a promise of it)'
 
 const policySchema = z.strictObject({
   name: nameSchema.optional(),
@@ -56,9 +68,11 @@ const policySchema = z.strictObject({
   algorithm: algorithmSchema,
   cost: costSchema.optional(),
   overrides: overridesSchema.optional(),
+  ban: banSchema.optional(),
+  settle: fn(SETTLE_EXPECTED).optional(),
 })
 
-const SHORT_FORM = ['limit', 'window', 'algorithm', 'key', 'name', 'overrides'] as const
+const SHORT_FORM = ['limit', 'window', 'algorithm', 'key', 'name', 'overrides', 'ban'] as const
 
 /** The names usage plans give their two policies. */
 export const PLAN_POLICY_NAMES = ['rate', 'quota'] as const
@@ -127,6 +141,8 @@ export const rateLimitOptionsSchema = z
     key: keySchema.optional(),
     name: nameSchema.optional(),
     overrides: overridesSchema.optional(),
+    ban: banSchema.optional(),
+    onBanned: fn('a function (req, ban) => void').optional(),
     limits: z
       .array(policySchema, { error: 'a non-empty array of policies { name, key, algorithm, cost }' })
       .min(1, { error: 'a non-empty array of policies { name, key, algorithm, cost }' })
@@ -147,6 +163,7 @@ export const rateLimitOptionsSchema = z
     user: fn('a function of the request returning the user id').optional(),
     headers: headersSchema.default(D.headers),
     cost: costSchema.default(D.cost),
+    settle: fn(SETTLE_EXPECTED).optional(),
     skip: fn('a function of the request returning a boolean').optional(),
     allowList: z
       .array(
@@ -244,6 +261,21 @@ export const rateLimitOptionsSchema = z
         code: 'custom',
         path: ['tiers', tierWithOverrides, 'overrides'],
         message: 'left out on tiers (a tier only tightens; give `overrides` to a policy in `limits`)',
+      })
+      return
+    }
+    if (
+      o.ban &&
+      !o.limits &&
+      (o.tiers || o.plans) &&
+      o.limit === undefined &&
+      o.window === undefined &&
+      !o.algorithm
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ban'],
+        message: 'left out when there is no short-form policy (set `ban` on a policy in `limits` or `tiers`)',
       })
       return
     }

@@ -3,20 +3,30 @@ import type { FailMode } from '../../failure-policy.js'
 import type { MetricsSink } from '../../metrics/sink.js'
 import type { Algorithm, Awaitable, Clock, Store } from '../../types.js'
 import type { KeySpec } from '../key-spec.js'
+import type { Outcome } from '../outcome.js'
 import type { OverridesOption } from '../overrides.js'
 import type { RequestInfo } from '../request-info.js'
 import type { PlanAndTierOptions } from './plan-options.js'
-import type { CostOption, PolicyOptions, RequestFunction, WarningOptions } from './policy-types.js'
+import type {
+  BanOptions,
+  CostOption,
+  PolicyOptions,
+  RequestFunction,
+  SettleFunction,
+  WarningOptions,
+} from './policy-types.js'
 import type { ResponseOptions } from './response-options.js'
 
 export type { PlanAndTierOptions } from './plan-options.js'
 export type {
+  BanOptions,
   CostOption,
   LimitedResponse,
   PlanOptions,
   PolicyOptions,
   RequestFunction,
   RouteTierOptions,
+  SettleFunction,
   WarningOptions,
 } from './policy-types.js'
 export type { ResponseOptions } from './response-options.js'
@@ -76,6 +86,21 @@ export interface RateLimitOptions<N = any> extends PlanAndTierOptions<N>, Respon
    */
   limits?: readonly PolicyOptions<N>[]
   /**
+   * Short form: ban a key the single policy keeps refusing (see {@link BanOptions}); in the full form, set
+   * `ban` on a policy in `limits`. Not with `limits`. Needs a store that keeps bans (the MemoryStore, the
+   * RedisStore, the PostgresStore).
+   * @default none (a refused key is only refused, 429)
+   * @example { after: 10, within: '1m', for: '1h' }
+   */
+  ban?: BanOptions
+  /**
+   * Called once per ban, on the request whose refusal started it (answered 403), with the policy, how long the
+   * ban lasts and the outcome (in dry run too, where the request goes on). Errors it throws go to `onError`.
+   * @default none
+   * @example (req, ban) => log.warn({ ip: req.ip, policy: ban.policy, ms: ban.forMs }, 'client banned')
+   */
+  onBanned?: (req: N, ban: BanInfo) => void
+  /**
    * Where state lives; share one store between instances to share counters.
    * @default new MemoryStore()
    * @example new RedisStore({ client: new Redis() })
@@ -109,6 +134,20 @@ export interface RateLimitOptions<N = any> extends PlanAndTierOptions<N>, Respon
    * @example (req) => Math.min(100, Math.max(1, Number.parseInt(req.headers['x-batch-size'], 10) || 1))
    */
   cost?: CostOption<N>
+  /**
+   * Settled costs: the request's actual cost, once its response is done (the tokens an LLM API generated),
+   * given the framework's response (Express `res`, Fastify `reply`, Koa `ctx`) and the request (Koa: `ctx`
+   * too); it may be async. The difference from what `cost` charged up front is charged (the key may go over its
+   * limit: its next requests wait, with an honest `Retry-After`) or given back. It settles the policies that
+   * take the top-level `cost` (a policy with a `cost` of its own settles only with a `settle` of its own). A
+   * streamed response can settle itself instead: `req.rateLimit.settle(n)` (then this is not called). When it
+   * throws, rejects or returns anything but a finite number >= 0, the estimate stands and the error goes to
+   * `onError`. The store must be able to charge (`Store.charge`: every Floodgate store but the SyncedStore).
+   * See docs/options.md, "Settled costs".
+   * @default none (what is charged up front stands)
+   * @example (res) => res.locals.usage.totalTokens
+   */
+  settle?: SettleFunction<N>
   /**
    * Requests for which this returns (or resolves to) `true` are not counted and get no headers. When it
    * throws or rejects, the request is counted (never skipped), and the error goes to `onError`.
@@ -213,4 +252,14 @@ export interface RateLimitOptions<N = any> extends PlanAndTierOptions<N>, Respon
    * @example prometheus({ register })
    */
   metrics?: MetricsSink
+}
+
+/** What `onBanned` is told about a ban that has just started. */
+export interface BanInfo {
+  /** The name of the policy whose ban it is. */
+  readonly policy: string
+  /** How long the ban lasts, in ms (the policy's `ban.for`). */
+  readonly forMs: number
+  /** The request's outcome: the 403 (or, in dry run, the shadow refusal that let it through). */
+  readonly outcome: Outcome
 }
