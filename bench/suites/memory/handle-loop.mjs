@@ -28,7 +28,7 @@ const [core, addresses, count] = args.length === 3 ? args : [args[0], '1', args[
 const entry = pathToFileURL(resolve(core)).href
 const createRateLimitHandler =
   (await import(entry)).createRateLimitHandler ??
-  (await import(entry.replace(/index\.js$/, 'internal.js'))).createRateLimitHandler
+  (await import(entry.replace(/index\.(m?js)$/, 'internal.$1'))).createRateLimitHandler
 const handler = createRateLimitHandler({
   limit: 1e9,
   window: '1m',
