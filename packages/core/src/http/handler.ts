@@ -1,4 +1,3 @@
-import { RateLimitConfigError } from '../errors.js'
 import { compileFailurePolicy } from '../failure-policy.js'
 import { compileLimiterMetrics } from '../metrics/limiter-metrics.js'
 import { checkRelease } from '../refund-items.js'
@@ -12,24 +11,16 @@ import { compileIdentify, type Identify, type RequestState, requestState } from 
 import { type ParsedRateLimitOptions, rateLimitOptionsSchema } from './options/schema.js'
 import type { RateLimitOptions } from './options/types.js'
 import { type Outcome, outcomeOf } from './outcome.js'
-import {
-  compileOverrides,
-  type OverriddenPolicy,
-  type Overrides,
-  type OverridesOption,
-  type OverridesRegistry,
-} from './overrides.js'
+import { compileLimiterOverrides, noOverrides } from './overrides.js'
 import { compilePlanStep } from './plan-gate.js'
 import { compilePlanResolver } from './plans.js'
-import { type CostFunction, compilePolicies } from './policies.js'
-import { basePolicyDefs } from './policy-defs.js'
 import { compilePolicySets } from './policy-sets.js'
 import { compileRefunds } from './refunds.js'
 import { compileReport } from './report.js'
 import type { RequestInfo } from './request-info.js'
 import { compileRespond } from './respond.js'
 import { checkSettling, compileSettler } from './settle.js'
-import { compileUnban } from './unban.js'
+import { checkBans, compileUnban } from './unban.js'
 import { compileUsageReport } from './usage.js'
 import { compileRequestWarnings, compileWarnings } from './warnings.js'
 
@@ -77,7 +68,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     skipSuccessfulRequests: o.skipSuccessfulRequests,
     report: (error) => report(error, undefined),
     leases,
-    fallback: typeof o.failMode === 'object' ? (o.failMode as { fallback: Store }).fallback : undefined,
+    fallback,
   })
   // Settled costs (`settle`): only when a policy settles; its store and algorithms must be able to charge.
   checkSettling(store, sets.settling, o.settle)
@@ -241,81 +232,5 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     }),
     warn: warnings.warn,
     overrides: overrides?.control ?? noOverrides(),
-  }
-}
-
-/**
- * The overrides of a limiter's policies that have an `overrides` option (`limits[i].overrides`, or the short
- * form's `overrides`); `undefined` when none has: then no step, no lookup.
- */
-function compileLimiterOverrides<N>(
-  o: ParsedRateLimitOptions,
-  store: Store,
-  report: (error: unknown) => void,
-): OverridesRegistry<N> | undefined {
-  const specs = (o.limits ?? (o.overrides === undefined ? [] : [{ overrides: o.overrides }])) as {
-    overrides?: OverridesOption
-  }[]
-  if (!specs.some((spec) => spec.overrides !== undefined)) return undefined
-  const defs = basePolicyDefs<N>(o)
-  if (o.limits === undefined && defs.length === (o.tiers?.length ?? 0)) {
-    throw new RateLimitConfigError(
-      'ERR_FLOODGATE_INVALID_OPTION',
-      'rateLimit.overrides',
-      o.overrides,
-      'left out when no short-form policy is given (`limit`, `window` or `algorithm`); give `overrides` to a policy in `limits`',
-    )
-  }
-  const { keyFunctions } = compilePolicies<N>(defs, o.cost as number | CostFunction<N>)
-  const policies: OverriddenPolicy<N>[] = []
-  specs.forEach((spec, i) => {
-    if (spec.overrides === undefined) return
-    const option = o.limits ? `rateLimit.limits[${i}].overrides` : 'rateLimit.overrides'
-    if (i >= 30) {
-      throw new RateLimitConfigError(
-        'ERR_FLOODGATE_INVALID_OPTION',
-        option,
-        spec.overrides,
-        'on one of the first 30 policies of `limits`',
-      )
-    }
-    policies.push({ def: defs[i]!, overrides: spec.overrides, option })
-  })
-  return compileOverrides<N>({
-    policies,
-    keyFunctions,
-    store,
-    name: `overrides:${o.prefix}`,
-    report,
-  })
-}
-
-/** The overrides of a middleware with none: `list()` is empty, and `set` and `delete` say how to have some. */
-function noOverrides(): Overrides {
-  const none = (method: string) => () => {
-    throw new RateLimitConfigError(
-      'ERR_FLOODGATE_INVALID_OPTION',
-      `overrides.${method}(policy)`,
-      undefined,
-      'the name of a policy with an `overrides` option (this middleware has none: give a policy `overrides: {}`)',
-    )
-  }
-  return { set: none('set'), delete: none('delete'), list: () => Promise.resolve([]) }
-}
-
-/** A policy with a `ban` needs stores that keep bans (`unban`): checked at creation, never on a request. */
-function checkBans(store: Store, fallback: Store | undefined): void {
-  const expected =
-    'a store that keeps bans (one with unban: the MemoryStore, RedisStore or PostgresStore), since a policy has `ban`'
-  if (typeof store.unban !== 'function' || typeof store.consumeAll !== 'function') {
-    throw new RateLimitConfigError('ERR_FLOODGATE_INVALID_OPTION', 'rateLimit.store', store, expected)
-  }
-  if (fallback && (typeof fallback.unban !== 'function' || typeof fallback.consumeAll !== 'function')) {
-    throw new RateLimitConfigError(
-      'ERR_FLOODGATE_INVALID_OPTION',
-      'rateLimit.failMode.fallback',
-      fallback,
-      expected,
-    )
   }
 }

@@ -3,7 +3,9 @@ import { RateLimitConfigError } from '../errors.js'
 import { encodeKeyPart } from '../store-keys/store-key.js'
 import type { Algorithm, Store, StoreSettings } from '../types.js'
 import { compileKey, type Keyer, type KeyFacts, type KeyFunction, type KeyPart } from './key-spec.js'
-import type { PolicyDef } from './policies.js'
+import type { ParsedRateLimitOptions } from './options/schema.js'
+import { type CostFunction, compilePolicies, type PolicyDef } from './policies.js'
+import { basePolicyDefs } from './policy-defs.js'
 
 // Per-identifier overrides: a policy's `overrides` option (`{ alice: algorithm, '*@acme.com': algorithm,
 // healthcheck: false }`) and the runtime `overrides.set/delete/list`, shared through the store. Matching runs in
@@ -472,4 +474,63 @@ function checkCounts(overrides: ReadonlyMap<string, Override>, option: string): 
       `at most ${MAX_OVERRIDES} overrides per policy, at most ${MAX_WILDCARDS} of them with *`,
     )
   }
+}
+
+/**
+ * The overrides of a limiter's policies that have an `overrides` option (`limits[i].overrides`, or the short
+ * form's `overrides`); `undefined` when none has: then no step, no lookup.
+ */
+export function compileLimiterOverrides<N>(
+  o: ParsedRateLimitOptions,
+  store: Store,
+  report: (error: unknown) => void,
+): OverridesRegistry<N> | undefined {
+  const specs = (o.limits ?? (o.overrides === undefined ? [] : [{ overrides: o.overrides }])) as {
+    overrides?: OverridesOption
+  }[]
+  if (!specs.some((spec) => spec.overrides !== undefined)) return undefined
+  const defs = basePolicyDefs<N>(o)
+  if (o.limits === undefined && defs.length === (o.tiers?.length ?? 0)) {
+    throw new RateLimitConfigError(
+      'ERR_FLOODGATE_INVALID_OPTION',
+      'rateLimit.overrides',
+      o.overrides,
+      'left out when no short-form policy is given (`limit`, `window` or `algorithm`); give `overrides` to a policy in `limits`',
+    )
+  }
+  const { keyFunctions } = compilePolicies<N>(defs, o.cost as number | CostFunction<N>)
+  const policies: OverriddenPolicy<N>[] = []
+  specs.forEach((spec, i) => {
+    if (spec.overrides === undefined) return
+    const option = o.limits ? `rateLimit.limits[${i}].overrides` : 'rateLimit.overrides'
+    if (i >= 30) {
+      throw new RateLimitConfigError(
+        'ERR_FLOODGATE_INVALID_OPTION',
+        option,
+        spec.overrides,
+        'on one of the first 30 policies of `limits`',
+      )
+    }
+    policies.push({ def: defs[i]!, overrides: spec.overrides, option })
+  })
+  return compileOverrides<N>({
+    policies,
+    keyFunctions,
+    store,
+    name: `overrides:${o.prefix}`,
+    report,
+  })
+}
+
+/** The overrides of a middleware with none: `list()` is empty, and `set` and `delete` say how to have some. */
+export function noOverrides(): Overrides {
+  const none = (method: string) => () => {
+    throw new RateLimitConfigError(
+      'ERR_FLOODGATE_INVALID_OPTION',
+      `overrides.${method}(policy)`,
+      undefined,
+      'the name of a policy with an `overrides` option (this middleware has none: give a policy `overrides: {}`)',
+    )
+  }
+  return { set: none('set'), delete: none('delete'), list: () => Promise.resolve([]) }
 }

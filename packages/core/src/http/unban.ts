@@ -141,3 +141,20 @@ export function compileUnban(parts: {
     await Promise.all(stores.flatMap((store) => [...keys].map((key) => store.unban!(key))))
   }
 }
+
+/** A policy with a `ban` needs stores that keep bans (`unban`): checked at creation, never on a request. */
+export function checkBans(store: Store, fallback: Store | undefined): void {
+  const expected =
+    'a store that keeps bans (one with unban: the MemoryStore, RedisStore or PostgresStore), since a policy has `ban`'
+  if (typeof store.unban !== 'function' || typeof store.consumeAll !== 'function') {
+    throw new RateLimitConfigError('ERR_FLOODGATE_INVALID_OPTION', 'rateLimit.store', store, expected)
+  }
+  if (fallback && (typeof fallback.unban !== 'function' || typeof fallback.consumeAll !== 'function')) {
+    throw new RateLimitConfigError(
+      'ERR_FLOODGATE_INVALID_OPTION',
+      'rateLimit.failMode.fallback',
+      fallback,
+      expected,
+    )
+  }
+}
