@@ -33,12 +33,61 @@ const checks: Record<string, (dir: string) => Promise<void>> = {
   'koa-basic': (dir) => checkServer('koa-basic', dir),
   'usage-plans': (dir) => checkServer('usage-plans', dir, expectUsagePlansExample),
   metrics: (dir) => checkServer('metrics', dir, expectMetricsExample),
+  bans: (dir) => checkServer('bans', dir, expectBansExample),
+  'slow-down': (dir) => checkServer('slow-down', dir, expectSlowDownExample),
+  concurrency: (dir) => checkServer('concurrency', dir, expectConcurrencyExample),
   'multi-instance': async (dir) => {
     const command = npmStart('multi-instance', dir, { REDIS_URL: 'redis://127.0.0.1:6379/11' })
     const { code, output } = await runToEnd(command, { timeoutMs: 90_000 })
     expect(code, output).toBe(0)
     expect(output).toContain('exactly 100 passed')
   },
+}
+
+/** `examples/bans`: 3 logins a minute, then 429; the 3rd refusal bans the client (403); an admin lifts it. */
+async function expectBansExample(url: string): Promise<void> {
+  const statuses: number[] = []
+  for (let i = 0; i < 7; i++) statuses.push((await fetch(`${url}/login`, { method: 'POST' })).status)
+  expect(statuses).toEqual([200, 200, 200, 429, 429, 403, 403])
+  expect((await fetch(`${url}/admin/unban?ip=127.0.0.1`, { method: 'POST' })).status).toBe(200)
+  expect((await fetch(`${url}/login`, { method: 'POST' })).status).toBe(429) // lifted; the quota still spent
+}
+
+/** `examples/slow-down`: every attempt answered (401), the 4th held 100 ms more than the 3rd, then 429. */
+async function expectSlowDownExample(url: string): Promise<void> {
+  const delays: (string | null)[] = []
+  const statuses: number[] = []
+  for (let i = 0; i < 9; i++) {
+    const res = await fetch(`${url}/login`, { method: 'POST' })
+    statuses.push(res.status)
+    delays.push(res.headers.get('floodgate-delay'))
+  }
+  expect(statuses).toEqual([...Array(8).fill(401), 429])
+  expect(delays.slice(0, 6)).toEqual([null, null, null, '100', '200', '300'])
+}
+
+/** `examples/concurrency`: a second export in flight is refused (429, Retry-After: 1) until the first ends. */
+async function expectConcurrencyExample(url: string): Promise<void> {
+  const leaving = new AbortController()
+  const first = await fetch(`${url}/export`, { signal: leaving.signal })
+  expect(first.status).toBe(200)
+  await first.body!.getReader().read() // the export is running
+  const refused = await fetch(`${url}/export`)
+  expect(refused.status).toBe(429)
+  expect(refused.headers.get('retry-after')).toBe('1')
+  await refused.arrayBuffer()
+  leaving.abort() // the client leaves: its unit comes back once the server sees the close
+  const deadline = Date.now() + 5_000
+  for (;;) {
+    const next = await fetch(`${url}/export`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined)
+    if (next?.status === 200) {
+      await next.body?.cancel()
+      return
+    }
+    await next?.arrayBuffer()
+    if (Date.now() > deadline) throw new Error('the unit of the export whose client left never came back')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
 }
 
 async function checkServer(
