@@ -1,6 +1,8 @@
+import { isCost, normalizeCost } from '../cost.js'
 import { describeValue } from '../errors.js'
 import { guardedCall, HookFailure } from '../guarded-call.js'
 import { RateLimitRequestError } from './errors.js'
+import { INVALID_KEY, keyValueText } from './key-spec.js'
 import type { RequestInfo } from './request-info.js'
 
 /**
@@ -64,4 +66,41 @@ export function invalidCost(option: string, value: unknown, charged: number): Ra
     `The \`${option}\` function returned ${describeValue(value)}; expected a finite number >= 0. The request was charged ${charged}.`,
     { option },
   )
+}
+
+/**
+ * A `user` or key function's answer as a key part: its encoded text; nothing (`undefined`: the request is keyed
+ * by its address) when the function failed or answered what is not a key, which is reported.
+ */
+export function keyText(
+  option: string,
+  value: unknown,
+  report: (error: unknown) => void,
+): string | undefined {
+  if (value instanceof FunctionFailure) {
+    report(value.error)
+    return undefined
+  }
+  const text = keyValueText(value)
+  if (text !== INVALID_KEY) return text
+  report(invalidKeyValue(option, value))
+  return undefined
+}
+
+/**
+ * A cost function's answer, normalised; `undefined` (the policy's fallback cost, `charged`, applies) when the
+ * function failed or answered what is not a cost, which is reported.
+ */
+export function costValue(
+  value: unknown,
+  charged: number,
+  report: (error: unknown) => void,
+): number | undefined {
+  if (value instanceof FunctionFailure) {
+    report(value.error)
+    return undefined
+  }
+  if (isCost(value)) return normalizeCost(value)
+  report(invalidCost('cost', value, charged))
+  return undefined
 }

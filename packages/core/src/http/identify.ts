@@ -1,16 +1,8 @@
-import { isCost, normalizeCost } from '../cost.js'
-import { ownCopy } from '../store-keys/own-copy.js'
 import type { ConsumeItem, Decision } from '../types.js'
 import type { AllowList } from './allow-list.js'
-import {
-  anyPromise,
-  callAppFunction,
-  FunctionFailure,
-  invalidCost,
-  invalidKeyValue,
-} from './app-functions.js'
-import { ipKey, parseIp } from './ip.js'
-import { INVALID_KEY, KEPT_KEYS, type KeyFacts, keyValueText, routeText } from './key-spec.js'
+import { anyPromise, callAppFunction, costValue, FunctionFailure, keyText } from './app-functions.js'
+import { compileClientAddresses } from './client-addresses.js'
+import { type KeyFacts, routeText } from './key-spec.js'
 import { type Outcome, SKIPPED } from './outcome.js'
 import { idText, type OverridesRegistry } from './overrides.js'
 import type { PlanOfRequest } from './plans.js'
@@ -86,19 +78,6 @@ const NONE: never[] = []
  */
 export type Step<N> = (state: RequestState<N>) => Outcome | undefined | Promise<Outcome | undefined>
 
-/** The longest address kept: an IPv6 address with an IPv4 tail and a zone. */
-const MAX_ADDRESS_LENGTH = 64
-
-/**
- * What a client address gave: its key (`undefined` when a list has it), and whether the deny list or the allow
- * list has it.
- */
-interface ClientAddress {
-  readonly ip: string | undefined
-  readonly denied: boolean
-  readonly allowed: boolean
-}
-
 /** What the identify stage is built from, fixed at creation. */
 export interface IdentifyParts<N> {
   sets: PolicySets<N>
@@ -142,58 +121,29 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
   const { overrides } = parts
   const { needsRoute, routeKeyOf, routed } = sets
   const needsIp = allowList !== undefined || denyList !== undefined || parts.planNeedsIp || sets.needsIp
-  const ipv6Subnet = parts.ipv6Subnet === false ? 128 : parts.ipv6Subnet
   const base = sets.get(undefined, undefined)
 
-  /** The app's `skip`: a `skip` that throws or rejects skips nothing (the request is counted) and is reported. */
-  function skipStep(state: RequestState<N>): Outcome | undefined | Promise<Outcome | undefined> {
-    const skipped = callAppFunction('skip', skip!, state.info)
-    if (skipped instanceof Promise) return skipLater(skipped, state.info)
-    return skips(skipped, state.info) ? SKIPPED : undefined
-  }
-  function skips(value: unknown, info: RequestInfo<N>): boolean {
-    if (!(value instanceof FunctionFailure)) return value === true
-    report(value.error, info)
-    return false
-  }
-  function skipLater(skipped: Promise<unknown>, info: RequestInfo<N>): Promise<Outcome | undefined> {
-    return skipped.then((value) => (skips(value, info) ? SKIPPED : undefined))
-  }
-
-  /** The app's `deny`: `true` refuses the request (403); one that throws or rejects denies nothing, reported. */
-  function denyStep(state: RequestState<N>): Outcome | undefined | Promise<Outcome | undefined> {
-    const verdict = callAppFunction('deny', deny!, state.info)
-    if (verdict instanceof Promise) return denyLater(verdict, state.info)
-    return denies(verdict, state.info) ? denied(state.info) : undefined
-  }
-  function denies(value: unknown, info: RequestInfo<N>): boolean {
-    if (!(value instanceof FunctionFailure)) return value === true
-    report(value.error, info)
-    return false
-  }
-  function denyLater(verdict: Promise<unknown>, info: RequestInfo<N>): Promise<Outcome | undefined> {
-    return verdict.then((value) => (denies(value, info) ? denied(info) : undefined))
-  }
-
-  // The addresses seen lately, by the text the request carries: a client's requests after its first are parsed
-  // no more, and each gets the same key string (which an address keyer finds its store key by). At most
-  // KEPT_KEYS, each kept under a copy of its own (never a view of a longer header).
-  const seen = new Map<string, ClientAddress>()
-  function parseAddress(raw: string | undefined): ClientAddress | undefined {
-    const parsed = parseIp(raw)
-    if (parsed === undefined) return undefined // not an address: never one shared key
-    const isDenied = denyList?.has(parsed) === true
-    const allowed = !isDenied && allowList?.has(parsed) === true
-    // A copy of its own: an IPv4 key is the request's own string, which can be a view of a whole
-    // X-Forwarded-For header; kept in `seen`, it would keep that header alive.
-    const ip = isDenied || allowed ? undefined : ownCopy(ipKey(parsed, ipv6Subnet))
-    const address = { ip, denied: isDenied, allowed }
-    if (typeof raw === 'string' && raw.length <= MAX_ADDRESS_LENGTH) {
-      if (seen.size >= KEPT_KEYS) seen.clear()
-      seen.set(ownCopy(raw), address)
+  /**
+   * A step of a yes/no function of the app's (`skip`, `deny`): `true` ends the request with `yes(info)`; any
+   * other answer goes on, and one that throws or rejects goes on too (skips nothing, denies nothing), reported.
+   */
+  function yesNoStep(
+    option: 'skip' | 'deny',
+    fn: (req: N, info: RequestInfo<N>) => unknown,
+    yes: (info: RequestInfo<N>) => Outcome,
+  ): Step<N> {
+    const answer = (value: unknown, info: RequestInfo<N>): Outcome | undefined => {
+      if (value instanceof FunctionFailure) report(value.error, info)
+      else if (value === true) return yes(info)
+      return undefined
     }
-    return address
+    return (state) => {
+      const value = callAppFunction(option, fn, state.info)
+      return value instanceof Promise ? value.then((v) => answer(v, state.info)) : answer(value, state.info)
+    }
   }
+
+  const addressOf = compileClientAddresses({ allowList, denyList, ipv6Subnet: parts.ipv6Subnet })
 
   /**
    * Who is asking. The fields the limiter reads, each once: a field the adapter or the framework could not read
@@ -217,9 +167,7 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
     warnings.check(info, needsRoute && routeRead)
     state.info = info
     if (!needsIp) return undefined
-    const address =
-      (typeof raw === 'string' && raw.length <= MAX_ADDRESS_LENGTH ? seen.get(raw) : undefined) ??
-      parseAddress(raw)
+    const address = addressOf(raw)
     if (address === undefined) return undefined // unknown: a policy that keys on it answers noAddress
     if (address.denied) return denied(info)
     if (address.allowed) return SKIPPED
@@ -254,9 +202,9 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
     const keyValues = keyFunctions.map((fn) => callAppFunction('key', fn, info))
     const costValues = costFunctions.map((fn) => callAppFunction('cost', fn, info))
     const keep = (u: unknown, keys: readonly unknown[], costs: readonly unknown[]): undefined => {
-      if (userOf !== undefined) state.user = keyText('user', u, info)
-      state.values = keys.map((value) => keyText('key', value, info))
-      state.costs = costs.map((value, i) => costValue(value, fallbackOf(set, i), info))
+      if (userOf !== undefined) state.user = keyText('user', u, (e) => report(e, info))
+      state.values = keys.map((value) => keyText('key', value, (e) => report(e, info)))
+      state.costs = costs.map((value, i) => costValue(value, fallbackOf(set, i), (e) => report(e, info)))
       if (overrides !== undefined) {
         if (userOf !== undefined) state.userId = idText(u)
         if (keys.length > 0) state.ids = keys.map(idText)
@@ -269,29 +217,6 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
     return Promise.all([userValue, Promise.all(keyValues), Promise.all(costValues)]).then(
       ([u, keys, costs]) => keep(u, keys, costs),
     )
-  }
-
-  /** A user or key that failed, or is not a key, is nothing: the request is keyed by its address. */
-  function keyText(option: string, value: unknown, info: RequestInfo<N>): string | undefined {
-    if (value instanceof FunctionFailure) {
-      report(value.error, info)
-      return undefined
-    }
-    const text = keyValueText(value)
-    if (text !== INVALID_KEY) return text
-    report(invalidKeyValue(option, value), info)
-    return undefined
-  }
-
-  /** A cost that failed, or is not a cost, is `undefined`: the policy's fallback cost applies. */
-  function costValue(value: unknown, charged: number, info: RequestInfo<N>): number | undefined {
-    if (value instanceof FunctionFailure) {
-      report(value.error, info)
-      return undefined
-    }
-    if (isCost(value)) return normalizeCost(value)
-    report(invalidCost('cost', value, charged), info)
-    return undefined
   }
 
   function itemsOf(state: RequestState<N>, policies: readonly Policy<N>[]): ConsumeItem[] | undefined {
@@ -434,10 +359,10 @@ export function compileIdentify<N>(parts: IdentifyParts<N>): Identify<N> {
   const steps: Step<N>[] = []
   if (denyList !== undefined || deny !== undefined) {
     steps.push(clientStep)
-    if (deny !== undefined) steps.push(denyStep)
-    if (skip !== undefined) steps.push(skipStep)
+    if (deny !== undefined) steps.push(yesNoStep('deny', deny, denied))
+    if (skip !== undefined) steps.push(yesNoStep('skip', skip, () => SKIPPED))
   } else {
-    if (skip !== undefined) steps.push(skipStep)
+    if (skip !== undefined) steps.push(yesNoStep('skip', skip, () => SKIPPED))
     steps.push(clientStep)
   }
   if (overrides !== undefined && plan !== undefined) steps.push(overridesReadyStep)
