@@ -61,6 +61,7 @@ export { PARAM_SLOTS, STEP_PARAMS, stepParams } from './stores/params.js'
 export { failureReporter, readSettled } from './stores/resilience/call-outcome.js'
 export { Circuit } from './stores/resilience/circuit.js'
 export { CallFailure, Deadlines, type Pending, type Settled, settle } from './stores/resilience/deadlines.js'
+export { type BatchAnswer, SameTickBatches } from './stores/same-tick-batches.js'
 export { SettingsPoller } from './stores/settings-poller.js'
 export type {
   AlgorithmKind,

@@ -22,7 +22,7 @@ import {
   parseStoreOptions,
 } from './options.js'
 import { postgresDeadlines, QueryRunner } from './query-runner.js'
-import { DEFAULT_MAX_BATCH_SIZE, SameTickBatches, type Waiting } from './same-tick-batches.js'
+import { DEFAULT_MAX_BATCH_SIZE, PostgresBatches, type Waiting } from './same-tick-batches.js'
 import { settingsStatements } from './sql/settings.js'
 import { StoreCalls } from './store-calls.js'
 import { storedKey } from './stored-key.js'
@@ -55,7 +55,7 @@ export class PostgresStore implements Store {
   private readonly settings: CallSettings
   private readonly circuit: Circuit
   private readonly calls: StoreCalls
-  private readonly batches: SameTickBatches
+  private readonly batches: PostgresBatches
   private readonly metrics: StoreMetrics | undefined
   private readonly reportFailure: (failure: CallFailure, event: PostgresStoreErrorEvent) => void
   private readonly sweeper: Sweeper | undefined
@@ -95,7 +95,7 @@ export class PostgresStore implements Store {
     })
     const batch = parsed.batch
     const maxSize = batch === false ? 0 : batch === true ? DEFAULT_MAX_BATCH_SIZE : batch.maxSize
-    this.batches = new SameTickBatches(this.calls, maxSize, this.answer)
+    this.batches = new PostgresBatches(this.calls, maxSize, this.answer)
     this.reportFailure = failureReporter({
       circuit: this.circuit,
       metrics: this.metrics,

@@ -24,7 +24,7 @@ import {
   type RedisStoreOptions,
 } from './options.js'
 import { RedisKeys } from './redis-keys.js'
-import { DEFAULT_MAX_BATCH_SIZE, SameTickBatches, type Waiting } from './same-tick-batches.js'
+import { DEFAULT_MAX_BATCH_SIZE, RedisBatches, type Waiting } from './same-tick-batches.js'
 import { redisDeadlines, ScriptRunner } from './script-runner.js'
 import { SETTINGS_READ, SETTINGS_WRITE } from './scripts/index.js'
 import { StoreCalls, slotGroups } from './store-calls.js'
@@ -59,7 +59,7 @@ export class RedisStore implements Store {
   private readonly blocks: BlockCache | undefined
   private readonly rkeys: RedisKeys
   private readonly calls: StoreCalls
-  private readonly batches: SameTickBatches
+  private readonly batches: RedisBatches
   private readonly metrics: StoreMetrics | undefined
   private readonly reportFailure: (failure: CallFailure, event: RedisStoreErrorEvent) => void
   private readonly runner: ScriptRunner
@@ -91,7 +91,7 @@ export class RedisStore implements Store {
     this.calls = new StoreCalls(runner, parsed.expiryGraceMs, this.metrics)
     const batch = parsed.batch
     const maxSize = batch === false ? 0 : batch === true ? DEFAULT_MAX_BATCH_SIZE : batch.maxSize
-    this.batches = new SameTickBatches(this.calls, maxSize, this.answer)
+    this.batches = new RedisBatches(this.calls, maxSize, this.answer)
     this.reportFailure = failureReporter({
       circuit: this.circuit,
       metrics: this.metrics,
