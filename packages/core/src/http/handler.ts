@@ -11,7 +11,7 @@ import { compileIdentify, type Identify, type RequestState, requestState } from 
 import { type ParsedRateLimitOptions, rateLimitOptionsSchema } from './options/schema.js'
 import type { RateLimitOptions } from './options/types.js'
 import { type Outcome, outcomeOf } from './outcome.js'
-import { compileLimiterOverrides, noOverrides } from './overrides.js'
+import { compileLimiterOverrides, noOverrides } from './override-registry.js'
 import { compilePlanStep } from './plan-gate.js'
 import { compilePlanResolver } from './plans.js'
 import { compilePolicySets } from './policy-sets.js'

@@ -2,7 +2,7 @@ import type { Algorithm, ConsumeItem } from '../types.js'
 import { compileHeaders, type HeaderWriter, headerModes } from './headers.js'
 import type { ParsedRateLimitOptions } from './options/schema.js'
 import type { PlanOptions, RouteTierOptions, SettleFunction } from './options/types.js'
-import type { OverridesRegistry } from './overrides.js'
+import type { OverridesRegistry } from './override-registry.js'
 import {
   type CompiledPolicies,
   type CostFunction,
