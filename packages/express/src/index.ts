@@ -1,12 +1,11 @@
-import type {
-  Outcome,
-  Overrides,
-  RateLimitOptions,
-  RequestRateLimit,
-  Unban,
-  UsageReport,
-} from '@floodgate/core'
-import { createRateLimitHandler, type RateLimitHandler, writeOutcome } from '@floodgate/core/internal'
+import type { Outcome, RateLimitOptions, RequestRateLimit } from '@floodgate/core'
+import {
+  createRateLimitHandler,
+  type LimiterControls,
+  type RateLimitHandler,
+  withControls,
+  writeOutcome,
+} from '@floodgate/core/internal'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { ExpressRequestInfo } from './request-info.js'
 
@@ -85,19 +84,11 @@ export function rateLimit(options?: ExpressRateLimitOptions): RateLimitMiddlewar
     if (!(decided instanceof Promise)) return queueMicrotask(() => write(handler, decided, info, res, next))
     writeLater(handler, decided, info, res, next)
   }
-  return Object.assign(middleware, {
-    usage: handler.usage,
-    unban: handler.unban,
-    overrides: handler.overrides,
-  })
+  return withControls(middleware, handler)
 }
 
 /**
  * The middleware, with the usage report of its plans (`usage(apiKey)`, `resetUsage(apiKey)`) when it has `plans`,
  * and `unban(key, { policy })`, which lifts a `ban` early on every server sharing the store.
  */
-export type RateLimitMiddleware = RequestHandler & {
-  readonly usage: UsageReport | undefined
-  readonly unban: Unban
-  readonly overrides: Overrides
-}
+export type RateLimitMiddleware = RequestHandler & LimiterControls

@@ -1,13 +1,15 @@
 import {
   type Outcome,
-  type Overrides,
   RateLimitConfigError,
   type RateLimitOptions,
   type RequestRateLimit,
-  type Unban,
-  type UsageReport,
 } from '@floodgate/core'
-import { createRateLimitHandler, writeOutcome } from '@floodgate/core/internal'
+import {
+  createRateLimitHandler,
+  type LimiterControls,
+  withControls,
+  writeOutcome,
+} from '@floodgate/core/internal'
 import type { Context, Middleware, Next } from 'koa'
 import { KoaRequestInfo } from './request-info.js'
 import type { MatchingRouter } from './route-pattern.js'
@@ -102,19 +104,11 @@ export function rateLimit(options: KoaRateLimitOptions = {}): RateLimitMiddlewar
     if (decided instanceof Promise) return proceedLater(ctx, next, info, decided)
     return proceed(ctx, next, info, decided)
   }
-  return Object.assign(floodgate, {
-    usage: handler.usage,
-    unban: handler.unban,
-    overrides: handler.overrides,
-  })
+  return withControls(floodgate, handler)
 }
 
 /**
  * The middleware, with the usage report of its plans (`usage(apiKey)`, `resetUsage(apiKey)`) when it has `plans`,
  * and `unban(key, { policy })`, which lifts a `ban` early on every server sharing the store.
  */
-export type RateLimitMiddleware = Middleware & {
-  readonly usage: UsageReport | undefined
-  readonly unban: Unban
-  readonly overrides: Overrides
-}
+export type RateLimitMiddleware = Middleware & LimiterControls

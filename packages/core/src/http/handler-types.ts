@@ -8,8 +8,32 @@ import type { Unban } from './unban.js'
 import type { UsageReport } from './usage.js'
 import type { WarningName } from './warnings.js'
 
+/**
+ * What a rate-limit middleware offers the app beside deciding requests: its plans' usage report, `unban` and
+ * `overrides`. Express and Koa put them on the middleware (`withControls`); Fastify on the hook and the
+ * instance.
+ */
+export interface LimiterControls {
+  /**
+   * What an API key has used of its usage plan, and a way to give it back (support staff): `usage(apiKey)`
+   * and `resetUsage(apiKey)`. `undefined` without `plans`.
+   */
+  readonly usage: UsageReport | undefined
+  /**
+   * Lift a ban early, on every server sharing the store: `unban('203.0.113.7')`, `unban(userId, { policy })`
+   * (see {@link Unban} for what the identifier is per key). Rejects with a `RateLimitConfigError` for an
+   * identifier no policy with a `ban` keys on (and on a limiter without bans).
+   */
+  readonly unban: Unban
+  /**
+   * Change the policies' per-identifier overrides at runtime (`set`, `delete`, `list`), shared through the
+   * store: see {@link Overrides}. A policy needs an `overrides` option (`{}` will do) to have any.
+   */
+  readonly overrides: Overrides
+}
+
 /** The framework-neutral rate limiter behind every adapter. */
-export interface RateLimitHandler<N = any> {
+export interface RateLimitHandler<N = any> extends LimiterControls {
   /**
    * Decide a request. Never rejects: whatever the store or the app's functions do, the request gets an
    * outcome (an {@link Answer}: `kind` `'pass'` or `'answer'`), and failures go to `onError`. Adapters pass
@@ -38,26 +62,10 @@ export interface RateLimitHandler<N = any> {
    * with the error reported to `onError` as `ERR_FLOODGATE_RESPONSE_FAILED`.
    */
   writeFailed(error: unknown, request: RequestInfo<N>): AnsweredRequest
-  /**
-   * What an API key has used of its usage plan, and a way to give it back (support staff): `usage(apiKey)`
-   * and `resetUsage(apiKey)`. `undefined` without `plans`.
-   */
-  readonly usage: UsageReport | undefined
-  /**
-   * Lift a ban early, on every server sharing the store: `unban('203.0.113.7')`, `unban(userId, { policy })`
-   * (see {@link Unban} for what the identifier is per key). Rejects with a `RateLimitConfigError` for an
-   * identifier no policy with a `ban` keys on (and on a limiter without bans).
-   */
-  readonly unban: Unban
   /** Whether a policy has a `ban` (adapters gather such limiters for an app-wide `unban`). */
   readonly bans: boolean
   /** Raise a misconfiguration warning the adapter detected (once per process, unless turned off). */
   warn(name: WarningName, message: string): void
-  /**
-   * Change the policies' per-identifier overrides at runtime (`set`, `delete`, `list`), shared through the
-   * store: see {@link Overrides}. A policy needs an `overrides` option (`{}` will do) to have any.
-   */
-  readonly overrides: Overrides
   /** The store the policies live in. */
   readonly store: Store
   /** The options this handler was created with (adapters merge per-route options over them). */

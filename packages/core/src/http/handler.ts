@@ -6,7 +6,7 @@ import type { Store } from '../types.js'
 import { parseOptions } from '../validate.js'
 import { compileAllowList } from './allow-list.js'
 import { compileDecide, type Decide } from './decide.js'
-import type { RateLimitHandler } from './handler-types.js'
+import type { LimiterControls, RateLimitHandler } from './handler-types.js'
 import { compileIdentify, type Identify, type RequestState, requestState } from './identify.js'
 import { type ParsedRateLimitOptions, rateLimitOptionsSchema } from './options/schema.js'
 import type { RateLimitOptions } from './options/types.js'
@@ -233,4 +233,16 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
     warn: warnings.warn,
     overrides: overrides?.control ?? noOverrides(),
   }
+}
+
+/**
+ * `middleware` with the controls of `handler` on it (`usage`, `unban`, `overrides`), as Express's and Koa's
+ * `rateLimit` return it.
+ */
+export function withControls<M extends object>(middleware: M, handler: LimiterControls): M & LimiterControls {
+  return Object.assign(middleware, {
+    usage: handler.usage,
+    unban: handler.unban,
+    overrides: handler.overrides,
+  })
 }
