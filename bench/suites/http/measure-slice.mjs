@@ -29,6 +29,10 @@ export async function measureSlice(server, settings, { ms = settings.sliceMs, re
   const slice = {
     perSecond: snap.responses / (snap.elapsedMs / 1000),
     cpuUsPerRequest: (c1.cpuUs - c0.cpuUs) / snap.responses,
+    // The same, split: the process's own code (V8, Node, the framework, the limiter) and the kernel's (on
+    // loopback, the socket writes run the TCP path of both ends).
+    userUsPerRequest: (c1.user - c0.user) / snap.responses,
+    systemUsPerRequest: (c1.system - c0.system) / snap.responses,
     serverCpuShare: (c1.cpuUs - c0.cpuUs) / 1000 / snap.elapsedMs,
     responses: snap.responses,
     statuses: snap.statuses,
