@@ -17,7 +17,7 @@ export {
 export { DegradationError, type DegradationErrorCode } from './degradation/errors.js'
 // The load shedder's overload signal, to tune or to share between shedders.
 export { eventLoopDelaySignal } from './degradation/load-shedder/event-loop-delay.js'
-export type { RequestSlowDown } from './degradation/slow-down.js'
+export type { RequestSlowDown } from './degradation/slow-down/outcome.js'
 export type { Duration } from './duration.js'
 // Errors, each with a stable `code`.
 export { RateLimitConfigError, RateLimitCostError, type RateLimitErrorCode } from './errors.js'

@@ -19,12 +19,9 @@ export {
   type PriorityQueue,
   type PriorityQueueOptions,
 } from './degradation/index.js'
-export {
-  createSlowDown,
-  type SlowDown,
-  type SlowDownOptions,
-  type SlowDownOutcome,
-} from './degradation/slow-down.js'
+export { createSlowDown, type SlowDown } from './degradation/slow-down/create.js'
+export type { SlowDownOptions } from './degradation/slow-down/options.js'
+export type { SlowDownOutcome } from './degradation/slow-down/outcome.js'
 export type { Timers } from './degradation/timers.js'
 export { parseDuration, toMs } from './duration.js'
 export { DEFAULT_STORE_TIMEOUT_MS, type FailSource, refuseMovedOptions } from './failure-policy.js'

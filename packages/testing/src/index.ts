@@ -2,7 +2,7 @@
 // app's own tests need. See docs/testing.md.
 export { type AlgorithmCase, algorithmCases, quotaAlgorithm } from './algorithms.js'
 export { type LimitOf, peekLimit, resetLimits } from './app-state.js'
-export { testStore } from './conformance.js'
+export { testStore } from './conformance/test-store.js'
 export { seededRandom } from './random.js'
 export {
   agreeOnRandomOperation,

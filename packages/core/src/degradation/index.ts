@@ -12,17 +12,13 @@ export {
 export type { LoadShedderOptions } from './load-shedder/options.js'
 export { createPriorityQueue, type PriorityQueue } from './priority-queue/create.js'
 export type { PriorityQueueOptions, QueueOptions } from './priority-queue/options.js'
-export {
-  createSlowDown,
-  type DelayFunction,
-  type RequestSlowDown,
-  type SlowDown,
-  type SlowDownEntry,
-  type SlowDownGone,
-  type SlowDownKey,
-  type SlowDownKeyPart,
-  type SlowDownOptions,
-  type SlowDownOutcome,
-  type SlowDownPass,
-} from './slow-down.js'
+export { createSlowDown, type SlowDown } from './slow-down/create.js'
+export type { DelayFunction, SlowDownKey, SlowDownKeyPart, SlowDownOptions } from './slow-down/options.js'
+export type {
+  RequestSlowDown,
+  SlowDownEntry,
+  SlowDownGone,
+  SlowDownOutcome,
+  SlowDownPass,
+} from './slow-down/outcome.js'
 export type { Timers } from './timers.js'

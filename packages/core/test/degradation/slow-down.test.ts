@@ -2,7 +2,8 @@
 // with each window, delay functions, never a refusal, a store that fails delaying nobody, clients that leave
 // while they wait, and options checked at creation; on a virtual clock with virtual timers (no sleeps).
 import { describe, expect, it } from 'vitest'
-import type { SlowDownOptions, SlowDownOutcome, SlowDownPass } from '../../src/degradation/slow-down.js'
+import type { SlowDownOptions } from '../../src/degradation/slow-down/options.js'
+import type { SlowDownOutcome, SlowDownPass } from '../../src/degradation/slow-down/outcome.js'
 import type { RequestInfo, Store } from '../../src/index.js'
 import { MemoryStore, RateLimitConfigError } from '../../src/index.js'
 import { createSlowDown } from '../../src/internal.js'
