@@ -221,3 +221,43 @@ for (const name of CLIENT_NAMES) {
     })
   })
 }
+
+describe('same-tick batching on an ioredis client with enableAutoPipelining', () => {
+  it('each batch call goes in a pipeline of its own, at once (not held for the auto-pipeline), and stays exact', async () => {
+    const client = await sharedTestClient('ioredis', { pipelining: true })
+    opened.push(client)
+    // The client's own EVALSHA is the auto-pipelined one: counted, and passed on unchanged.
+    const ioredis = client.client as unknown as { evalshaBuffer: (...args: unknown[]) => Promise<unknown> }
+    const evalshaBuffer = ioredis.evalshaBuffer.bind(ioredis)
+    let autoPipelined = 0
+    ioredis.evalshaBuffer = (...args) => {
+      autoPipelined++
+      return evalshaBuffer(...args)
+    }
+    const sink = recordingSink()
+    const store = bounded(
+      new RedisStore({
+        client: client.client,
+        prefix: `${shared.prefix}:auto-pipelining:${stores++}`,
+        metrics: sink,
+      }),
+      5000,
+    )
+    const algorithm = fixedWindow({ limit: 1, window: '1h' })
+    // 256 decisions in one tick on 200 keys: two calls of 128 (the store's bound), 200 admitted, 56 refused.
+    const decisions = await Promise.all(
+      Array.from({ length: 256 }, (_, i) => store.consume(algorithm, `key-${i % 200}`, 1, NOW)),
+    )
+    const batchCalls = sink.observations('floodgate.store.duration', {
+      store: 'redis',
+      operation: 'consume_all',
+    })
+    expect(batchCalls).toHaveLength(2)
+    expect(autoPipelined).toBe(0)
+    expect(decisions.every((d) => d.source === 'redis')).toBe(true)
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(200)
+    // A decision alone in its tick goes as its one-key script, through the auto-pipeline as before.
+    expect((await store.consume(algorithm, 'alone', 1, NOW)).allowed).toBe(true)
+    expect(autoPipelined).toBe(1)
+  })
+})

@@ -23,8 +23,8 @@ afterAll(async () => {
   await cluster?.stop()
 })
 
-async function storeOn(name: ClientName) {
-  const opened = await clusterTestClient(name, cluster.nodes)
+async function storeOn(name: ClientName, pipelining = false) {
+  const opened = await clusterTestClient(name, cluster.nodes, { pipelining })
   clients.push(opened)
   const sink = recordingSink()
   const store = bounded(
@@ -80,10 +80,16 @@ async function moveSlot(nodes: Redis[], slot: number, pause: () => Promise<void>
     await nodes[i]!.call('CLUSTER', 'SETSLOT', slot, 'NODE', ids[target]!)
 }
 
-for (const name of CLIENT_NAMES) {
-  describe(`same-tick batching on a Redis Cluster (${name})`, () => {
+// Each client, and ioredis with enableAutoPipelining (whose batch calls go in pipelines of their own).
+const VARIANTS = [
+  ...CLIENT_NAMES.map((name) => ({ name, pipelining: false })),
+  { name: 'ioredis' as const, pipelining: true },
+]
+
+for (const { name, pipelining } of VARIANTS) {
+  describe(`same-tick batching on a Redis Cluster (${name}${pipelining ? ', auto-pipelining' : ''})`, () => {
     it('1,000 decisions in one tick over 50 keys: one call per slot, exactly each limit admitted', async () => {
-      const { store, calls } = await storeOn(name)
+      const { store, calls } = await storeOn(name, pipelining)
       const algorithm = fixedWindow({ limit: 9, window: '1h' })
       const keys = Array.from({ length: 1000 }, (_, i) => `caller-${i % 50}`)
       const slots = new Set(keys.map((key) => keySlot(store.keyOf(algorithm, key))))
@@ -101,13 +107,13 @@ for (const name of CLIENT_NAMES) {
     })
 
     it('a slot moved to another master while batches run: no decision lost, none taken twice', async () => {
-      const { store } = await storeOn(name)
+      const { store } = await storeOn(name, pipelining)
       const limit = 1_000_000
       const window = fixedWindow({ limit, window: '1h' })
       const counter = slidingWindowCounter({ limit, window: '1h' })
       const bucket = tokenBucket({ capacity: limit, refillRate: 1, interval: '1h' })
       // One caller: its keys (one per algorithm) share the slot that moves.
-      const caller = `moving-${name}`
+      const caller = `moving-${name}${pipelining ? '-pipelining' : ''}`
       const slot = keySlot(store.keyOf(window, caller))
       const nodes = admins()
       try {

@@ -21,6 +21,15 @@ interface BinaryEval {
   evalBuffer(script: string, numKeys: number, ...args: string[]): Promise<unknown>
 }
 
+/**
+ * What an ioredis client with `enableAutoPipelining` offers besides: its options, and a pipeline of its own
+ * (which the auto-pipeline does not join).
+ */
+interface OwnPipeline {
+  readonly options?: { readonly enableAutoPipelining?: boolean }
+  pipeline(): BinaryEval & { exec(): Promise<[Error | null, unknown][] | null> }
+}
+
 const METHODS = ['evalsha', 'eval', 'del'] as const
 
 /** Whether `value` has the methods of {@link IoredisClient}. */
@@ -41,9 +50,41 @@ export function isIoredisReplyError(error: Error): boolean {
  * has them, else text replies through `evalsha`/`eval`.
  */
 export function adaptIoredis(client: IoredisClient): ScriptClient {
-  const candidate = client as IoredisClient & Partial<BinaryEval>
+  const candidate = client as IoredisClient & Partial<BinaryEval> & Partial<OwnPipeline>
   const binary = typeof candidate.evalshaBuffer === 'function' && typeof candidate.evalBuffer === 'function'
   const buffers = candidate as IoredisClient & BinaryEval
+  // With enableAutoPipelining, ioredis holds every command until the next tick and answers the commands of one
+  // tick together, once the last reply is in: two batch calls of one tick would wait for each other, and Redis
+  // would run the second only after the first one's callers are answered. A call of several keys (a batch, or a
+  // request's policies) is a pipeline already: it goes on its own, at once.
+  if (
+    binary &&
+    candidate.options?.enableAutoPipelining === true &&
+    typeof candidate.pipeline === 'function'
+  ) {
+    const own = candidate as IoredisClient & BinaryEval & OwnPipeline
+    const alone = (send: (pipeline: BinaryEval) => unknown): Promise<unknown> => {
+      const pipeline = own.pipeline()
+      send(pipeline)
+      return pipeline.exec().then(firstReply)
+    }
+    return {
+      evalsha: (sha, numKeys, args) =>
+        numKeys > 1
+          ? alone((p) => p.evalshaBuffer(sha, numKeys, ...args))
+          : own.evalshaBuffer(sha, numKeys, ...args),
+      eval: (source, numKeys, args) =>
+        numKeys > 1
+          ? alone((p) => p.evalBuffer(source, numKeys, ...args))
+          : own.evalBuffer(source, numKeys, ...args),
+      del: (key) => client.del(key),
+      get status() {
+        return client.status
+      },
+      isCluster: client.isCluster === true,
+      binary,
+    }
+  }
   return {
     evalsha: binary
       ? (sha, numKeys, args) => buffers.evalshaBuffer(sha, numKeys, ...args)
@@ -58,4 +99,11 @@ export function adaptIoredis(client: IoredisClient): ScriptClient {
     isCluster: client.isCluster === true,
     binary,
   }
+}
+
+/** The reply of a pipeline's only command, or its error thrown. */
+function firstReply(results: [Error | null, unknown][] | null): unknown {
+  const [error, reply] = results?.[0] ?? [new Error('ioredis answered a pipeline with no reply'), undefined]
+  if (error) throw error
+  return reply
 }
