@@ -13,13 +13,13 @@
 //   - 300 HTTP-pipelined GETs written at once on one connection at a limit of 100 per minute: how many pass.
 // Every server runs in its own child process (bench/suites/http/server.mjs, started with fork) and reports
 // its process.cpuUsage() over IPC; the load generator (bench/suites/http/client.mjs: keep-alive
-// connections on node:net, one request in flight each) runs in this process. Rounds interleave the
-// configurations, every measurement in a fresh server process. Writes bench/results/http.md and
+// connections on node:net, one request in flight each) runs in this process. Cycles interleave the
+// configurations; each configuration runs in `--processes` fresh server processes in turn. Writes bench/results/http.md and
 // bench/results/http.json. Imports the built packages: build first (`npx turbo run build`).
 //
-//   node bench/suites/http.mjs                 the full suite (about 4 minutes on 2 cores)
+//   node bench/suites/http.mjs                 the full suite (about 6 minutes on 2 cores)
 //   node bench/suites/http.mjs --quick         a smoke run (numbers not representative)
-//   node bench/suites/http.mjs --cycles 8 --slice 500 --warmup 2000 --connections 50
+//   node bench/suites/http.mjs --cycles 8 --processes 2 --slice 500 --warmup 2000 --connections 50
 //   node bench/suites/http.mjs --render        only rewrite bench/results/http.md from http.json
 //   node bench/suites/http.mjs --profile       instead: profile Floodgate's servers (V8 CPU profiler) on the
 //                                              pass and refusal paths, write bench/results/http.profile.md

@@ -19,8 +19,10 @@ export function settingsOf(args) {
     warmupMs: Number(args.warmup ?? (quick ? 300 : 1500)),
     warmupRequests: quick ? 1000 : 30_000,
     warmupMaxMs: quick ? 600 : 7000,
-    /** Then every server is measured `cycles` times, `sliceMs` each, in rotation. */
+    /** Then every server is measured `cycles` times, `sliceMs` each, in rotation, */
     cycles: Number(args.cycles ?? (quick ? 2 : 8)),
+    /** the cycles shared out over this many fresh processes per configuration (one after the other). */
+    processes: Number(args.processes ?? (quick ? 1 : 2)),
     sliceMs: Number(args.slice ?? (quick ? 200 : 500)),
     /** New connections settle this long before a slice's counters start. */
     settleMs: quick ? 50 : 150,

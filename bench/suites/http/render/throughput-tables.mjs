@@ -21,7 +21,8 @@ function methodLines({ meta }) {
     `A hello-world route (\`GET /\` answering \`Hello, world!\`), ${s.connections} keep-alive ` +
       'connections from this process, one request in flight on each (a minimal HTTP/1.1 client on ' +
       '`node:net`, cheaper per request than autocannon, so the server gets as much of the 2 cores as it ' +
-      'can). Per framework, one server process per configuration, all started together; each is warmed up ' +
+      'can). Per framework, one server process per configuration, all started together' +
+      `${(s.processes ?? 1) > 1 ? `, ${s.processes} times over (fresh processes, the cycles shared out among them)` : ''}; each is warmed up ` +
       `under the same load until it has answered ${fmtCount(s.warmupRequests)} requests (${s.warmupMs} ` +
       `to ${s.warmupMaxMs} ms; JIT), then all are measured in ${s.cycles} cycles, every ` +
       `cycle giving every server one slice of ${s.sliceMs} ms (after ${s.settleMs} ms for the new ` +
