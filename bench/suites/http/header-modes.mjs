@@ -55,7 +55,9 @@ try {
 
 const bare = servers[0].slices
 const fmt = (q) => `${q.median.toFixed(1)} (${q.q1.toFixed(1)} to ${q.q3.toFixed(1)})`
-console.log(`${framework}, memory store, ${settings.cycles} cycles of ${settings.sliceMs} ms, ${settings.connections} connections`)
+console.log(
+  `${framework}, memory store, ${settings.cycles} cycles of ${settings.sliceMs} ms, ${settings.connections} connections`,
+)
 console.log(
   '| server | µs CPU per request | added over bare, paired in a cycle | of which user | of which kernel | x bare req/s |',
 )
@@ -76,4 +78,9 @@ for (const { row, slices } of servers) {
           .join(' | ')
   console.log(`| ${row.id} | ${fmt(cpu)} | ${added} | ${rate.median.toFixed(2)} |`)
 }
-console.log(`load average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(', ')}`)
+console.log(
+  `load average at the end: ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(', ')}`,
+)
