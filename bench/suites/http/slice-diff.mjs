@@ -8,12 +8,13 @@
 // A spec is what request-loop.mjs takes (framework, limiter, store, limit, floodgateOptions). Garbage collection
 // (V8's marking, sweeping, scavenging and evacuation) is summed apart, as that is where a larger live heap shows:
 // every full collection marks the whole heap. JIT-compiled JavaScript has no symbols under valgrind (it shows as
-// addresses), so what a change costs in JavaScript is read from the totals; what it costs in V8 and Node by name.
+// addresses): node writes where it put each function (`--perf-basic-prof`, a map in the system's temporary
+// folder), and each address is named from that map (`JS <function> <file>:<line>`, whichever tier compiled it).
 // FLOODGATE_EXPRESS=<path to an index.js> serves Express with another build of @floodgate/express (both specs).
 //
 // Takes about 3 minutes per spec; the two run one after the other.
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -25,10 +26,43 @@ const SLICE = 2_000
 const GC =
   /v8::internal::(Mark|Sweep|Scaveng|Evacuat|Remembered|LiveObject|BodyDescriptor|MarkingBarrier|HeapObject::SizeFromMap|ConcurrentMarking|IncrementalMarking|Heap::|MinorMarkCompact|Page::)/
 
+/** The perf maps node has written to the temporary folder (`perf-<pid>.map`). */
+const perfMaps = () => new Set(readdirSync(os.tmpdir()).filter((f) => /^perf-\d+\.map$/.test(f)))
+
+/**
+ * A namer of JIT code addresses from the perf maps in `files` (lines `<start hex> <size hex> <name>`): the
+ * function an address falls in, its tier marker (`*`, `^`, `~`) dropped, or undefined.
+ */
+function jitNamer(files) {
+  const ranges = []
+  for (const file of files) {
+    for (const line of readFileSync(path.join(os.tmpdir(), file), 'utf8').split('\n')) {
+      const [start, size, ...name] = line.split(' ')
+      if (name.length > 0)
+        ranges.push([Number.parseInt(start, 16), Number.parseInt(size, 16), name.join(' ')])
+    }
+  }
+  ranges.sort((x, y) => x[0] - y[0])
+  return (address) => {
+    let lo = 0
+    let hi = ranges.length - 1
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1
+      if (ranges[mid][0] <= address) lo = mid + 1
+      else hi = mid - 1
+    }
+    const range = ranges[hi]
+    if (!range || address >= range[0] + range[1]) return undefined
+    return `JS ${range[2].replace(/^JS:[*^~+]?/, '')}`
+  }
+}
+
 /** Instructions per counted request of each function, for `spec`. */
 function profile(spec) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fg-slices-'))
   const script = fileURLToPath(new URL('request-loop.mjs', import.meta.url))
+  const mapsBefore = perfMaps()
+  let maps = []
   try {
     runCounted(
       [
@@ -37,6 +71,7 @@ function profile(spec) {
         `--callgrind-out-file=${path.join(dir, 'cg.out')}`,
         process.execPath,
         ...COUNTED_NODE_FLAGS,
+        '--perf-basic-prof',
         script,
         JSON.stringify(spec),
         String(COUNTED),
@@ -49,6 +84,8 @@ function profile(spec) {
       .slice(0, COUNTED / SLICE)
     if (slices.length !== COUNTED / SLICE)
       throw new Error(`expected ${COUNTED / SLICE} slices, got ${slices.length}`)
+    maps = [...perfMaps()].filter((f) => !mapsBefore.has(f))
+    const jitName = jitNamer(maps)
     const perFunction = new Map()
     for (const slice of slices) {
       const text = execFileSync('callgrind_annotate', ['--threshold=100', path.join(dir, slice)], {
@@ -58,13 +95,15 @@ function profile(spec) {
       for (const line of text.split('\n')) {
         const m = /^\s*([\d,]+) \([^)]*\)\s+(.*)$/.exec(line)
         if (!m) continue
-        const name = m[2]
+        const address = /^\?\?\?:0x([0-9a-f]+)/.exec(m[2])
+        const name = (address && jitName(Number.parseInt(address[1], 16))) || m[2]
         perFunction.set(name, (perFunction.get(name) ?? 0) + Number(m[1].replaceAll(',', '')) / COUNTED)
       }
     }
     return perFunction
   } finally {
     rmSync(dir, { recursive: true, force: true })
+    for (const map of maps) rmSync(path.join(os.tmpdir(), map), { force: true })
   }
 }
 
@@ -89,5 +128,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     .sort((x, y) => y[1] - x[1])
   console.log(`\nfunctions (self), B - A per request:`)
   for (const [name, d] of diffs.slice(0, Number(rows)))
-    console.log(`${fmt(d).padStart(9)}  ${name.slice(0, 140)}`)
+    console.log(`${fmt(d).padStart(9)}  ${name.slice(0, 160)}`)
 }
