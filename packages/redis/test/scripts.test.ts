@@ -149,16 +149,20 @@ for (const name of CLIENT_NAMES)
       const bucketKey = store.keyOf(bucket, 'k')
       await client.set(bucketKey, doubles(2000, now), 'PX', 10_000)
       expect(await store.consume(bucket, 'k', 1, now)).toMatchObject({ allowed: true, remaining: 0 })
-      // Fresh in 3 s; kept the grace past that, and the grace again for the writes that follow.
-      expect(await read(bucketKey)).toEqual([3000, now, now + 4000])
-      expect(await client.pttl(bucketKey)).toBeGreaterThan(3500)
-      expect(await client.pttl(bucketKey)).toBeLessThanOrEqual(4000)
+      // Fresh in 3 s; kept the grace past that, and 3 s more (the longer of the grace and the 3 s) for the writes
+      // that follow.
+      expect(await read(bucketKey)).toEqual([3000, now, now + 6500])
+      expect(await client.pttl(bucketKey)).toBeGreaterThan(6000)
+      expect(await client.pttl(bucketKey)).toBeLessThanOrEqual(6500)
       // A refund leaves it fresh sooner: the expiry already covers it and is kept.
       await store.refund(bucket, 'k', 1, now)
-      expect(await read(bucketKey)).toEqual([2000, now, now + 4000])
-      // Emptied by a consume 2 s later, fresh 3 s after that: past what the key's expiry covers, a new one.
+      expect(await read(bucketKey)).toEqual([2000, now, now + 6500])
+      // Emptied by a consume 2 s later, fresh 3 s after that (+5.5 s with the grace): covered, kept.
       expect(await store.consume(bucket, 'k', 3, now + 2000)).toMatchObject({ allowed: true, remaining: 0 })
-      expect(await read(bucketKey)).toEqual([3000, now + 2000, now + 6000])
+      expect(await read(bucketKey)).toEqual([3000, now + 2000, now + 6500])
+      // Emptied again at +6 s, fresh 3 s later (+9.5 s with the grace): past the kept expiry, a new one, 6.5 s on.
+      expect(await store.consume(bucket, 'k', 3, now + 6000)).toMatchObject({ allowed: true, remaining: 0 })
+      expect(await read(bucketKey)).toEqual([3000, now + 6000, now + 12_500])
       // GCRA of 3 per second (one per 333.3 ms): a TAT stored alone is read.
       const meter = gcra({ rate: 3, period: '1s' })
       const meterKey = store.keyOf(meter, 'k')

@@ -39,16 +39,19 @@ export const keep = (value: string, expiresIn: string): string =>
  * `expires` (nil when the stored state has none), for the states whose expiry moves on with every write (the
  * buckets, GCRA). The state becomes fresh `expiresIn` ms from now, and its key must outlive that by the
  * grace: when it already does, the bytes are rewritten in place and the expiry kept (`SETRANGE`, no TTL to
- * set); else the key is stored to expire the grace after that again, so that the writes which follow keep
- * it (a key is kept between one and two graces past the moment its state becomes fresh). Deleted when the
- * state already is fresh. `fields` are the state's other fields, `format` their `struct` format.
+ * set); else the key is stored to expire later again by the grace or by `expiresIn`, whichever is longer, so
+ * that the writes which follow keep it: a key whose state takes a long while to become fresh (a bucket that
+ * refills slowly, whose every admission moves that moment on) is set with `SET ... PX` once per doubling of
+ * that while, not on every write. A key is kept at least a grace, and at most a grace plus the longer of the
+ * grace and its last set `expiresIn`, past the moment its state becomes fresh. Deleted when the state already
+ * is fresh. `fields` are the state's other fields, `format` their `struct` format.
  */
 export const keepUntil = (format: string, fields: string, expiresIn: string): string =>
   `do local expires_in = ${expiresIn} if expires_in > 0 then ` +
   `local need = ceil(expires_in) + grace ` +
   `if expires and expires >= now + need then ` +
   `redis.call('SETRANGE', key, '0', encode('${format}d', ${fields}, expires)) ` +
-  `else local ttl = need + grace ` +
+  `else local ttl = need + max(grace, ceil(expires_in)) ` +
   `redis.call('SET', key, encode('${format}d', ${fields}, now + ttl), 'PX', string.format('%d', ttl)) end ` +
   `else redis.call('DEL', key) end end`
 
