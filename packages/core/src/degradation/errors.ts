@@ -1,3 +1,5 @@
+import type { FunctionFailure } from '../http/app-functions.js'
+
 /**
  * Stable codes of what the degradation middlewares (`priorityQueue`, `loadShedder`, `slowDown`) report through `onError`;
  * `docs/errors.md` explains each.
@@ -21,3 +23,10 @@ export class DegradationError extends Error {
     this.option = options.option
   }
 }
+
+/** What is reported when the app's `option` function threw or rejected (`failure`, as `callAppFunction` gives it). */
+export const functionFailed = (option: string, failure: FunctionFailure): DegradationError =>
+  new DegradationError('ERR_FLOODGATE_FUNCTION_FAILED', failure.error.message, {
+    cause: failure.error.cause,
+    option,
+  })

@@ -2,7 +2,7 @@ import { describeValue } from '../errors.js'
 import { callAppFunction, FunctionFailure } from '../http/app-functions.js'
 import type { Reporter } from '../http/report.js'
 import type { RequestInfo } from '../http/request-info.js'
-import { DegradationError } from './errors.js'
+import { DegradationError, functionFailed } from './errors.js'
 
 /** A request's class, as an index into the classes (0 is the highest priority), or a promise of it. */
 export type ClassOf<N> = (info: RequestInfo<N>) => number | Promise<number>
@@ -24,13 +24,7 @@ export function compilePriority<N>(parts: {
   const index = new Map(classes.map((name, i) => [name, i]))
   const settle = (value: unknown, info: RequestInfo<N>): number => {
     if (value instanceof FunctionFailure) {
-      report(
-        new DegradationError('ERR_FLOODGATE_FUNCTION_FAILED', value.error.message, {
-          cause: value.error.cause,
-          option: 'priority',
-        }),
-        info,
-      )
+      report(functionFailed('priority', value), info)
       return lowest
     }
     const found = typeof value === 'string' ? index.get(value) : undefined

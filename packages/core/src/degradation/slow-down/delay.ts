@@ -3,7 +3,7 @@ import { callAppFunction, FunctionFailure } from '../../http/app-functions.js'
 import type { Reporter } from '../../http/report.js'
 import type { RequestInfo } from '../../http/request-info.js'
 import type { Awaitable } from '../../types.js'
-import { DegradationError } from '../errors.js'
+import { DegradationError, functionFailed } from '../errors.js'
 import type { DelayFunction } from './options.js'
 
 /**
@@ -20,13 +20,7 @@ export function compileDelay<N>(
   if (typeof delay === 'number') return (count) => capped((count - after) * delay)
   const settle = (value: unknown, info: RequestInfo<N>): number => {
     if (value instanceof FunctionFailure) {
-      report(
-        new DegradationError('ERR_FLOODGATE_FUNCTION_FAILED', value.error.message, {
-          cause: value.error.cause,
-          option: 'delay',
-        }),
-        info,
-      )
+      report(functionFailed('delay', value), info)
       return 0
     }
     if (typeof value === 'number' && value >= 0) return capped(value) // Infinity is maxDelay
