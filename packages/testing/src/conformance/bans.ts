@@ -1,10 +1,13 @@
-import type { ConsumeItem, Decision } from '@floodgate/core'
-import type { BanRule } from '@floodgate/core/internal'
+import { type ConsumeItem, type Decision, RateLimitConfigError, type Store } from '@floodgate/core'
+import { type BanRule, createRateLimitHandler } from '@floodgate/core/internal'
 import { describe, expect, it } from 'vitest'
 import { quotaAlgorithm } from '../algorithms.js'
 import { type Suite, uniqueKey } from './suite.js'
 
-/** Bans (a store with `unban`): checked and counted in the same call as the decision, through consumeAll. */
+/**
+ * Bans (a store with `unban`): checked and counted in the same call as the decision, through consumeAll. A store
+ * without `unban` cannot keep bans: each test checks instead that a limiter with a `ban` refuses it at creation.
+ */
 export function testBans(suite: Suite): void {
   const { kinds, time, at, nextDay } = suite
   describe('bans (a store with unban)', () => {
@@ -23,7 +26,7 @@ export function testBans(suite: Suite): void {
 
     it('the after-th refusal within `within` bans the key: a refusal with bannedMs, bannedNow on the first', async () => {
       const { store } = suite
-      if (!store.unban) return
+      if (!store.unban) return refusesBan(store)
       expect(store.consumeAll, 'a store that keeps bans decides them in consumeAll').toBeTypeOf('function')
       const t = nextDay()
       const item: ConsumeItem = {
@@ -66,7 +69,7 @@ export function testBans(suite: Suite): void {
     if (time === 'given') {
       it('refusals further apart than `within` start the count again', async () => {
         const { store } = suite
-        if (!store.unban) return
+        if (!store.unban) return refusesBan(store)
         const t = nextDay()
         const item: ConsumeItem = {
           algorithm: quota(),
@@ -86,7 +89,7 @@ export function testBans(suite: Suite): void {
 
     it('a banned request consumes nothing and counts nothing; the other items are peeked', async () => {
       const { store } = suite
-      if (!store.unban) return
+      if (!store.unban) return refusesBan(store)
       const t = nextDay()
       const a: ConsumeItem = { algorithm: quota(), key: uniqueKey('ban-a'), cost: 1, ban: banOf(1) }
       const b: ConsumeItem = { algorithm: quota(), key: uniqueKey('ban-b'), cost: 1 }
@@ -102,7 +105,7 @@ export function testBans(suite: Suite): void {
 
     it('a refusal by another policy counts nothing toward an allowing item’s ban', async () => {
       const { store } = suite
-      if (!store.unban) return
+      if (!store.unban) return refusesBan(store)
       const t = nextDay()
       const a: ConsumeItem = { algorithm: quota(), key: uniqueKey('ban-c'), cost: 1, ban: banOf(1) }
       const b: ConsumeItem = { algorithm: quota(), key: uniqueKey('ban-d'), cost: 1, ban: banOf(1) }
@@ -116,7 +119,7 @@ export function testBans(suite: Suite): void {
 
     it('unban lifts the ban and forgets the refusals counted; reset leaves a ban', async () => {
       const { store } = suite
-      if (!store.unban) return
+      if (!store.unban) return refusesBan(store)
       const t = nextDay()
       const item: ConsumeItem = { algorithm: quota(), key: uniqueKey('unban'), cost: 1, ban: banOf(2) }
       await spent(item, at(t))
@@ -137,7 +140,7 @@ export function testBans(suite: Suite): void {
 
     it('same-tick refusals are counted exactly: of 6 concurrent refusals with after 3, one bans and two are banned', async () => {
       const { store } = suite
-      if (!store.unban) return
+      if (!store.unban) return refusesBan(store)
       const t = nextDay()
       const item: ConsumeItem = { algorithm: quota(), key: uniqueKey('ban-tick'), cost: 1, ban: banOf(3) }
       await spent(item, at(t))
@@ -147,4 +150,11 @@ export function testBans(suite: Suite): void {
       expect(decided.filter(banned)).toHaveLength(4)
     })
   })
+}
+
+/** A store without `unban` cannot keep bans: a limiter with a `ban` refuses it when it is created. */
+function refusesBan(store: Store): void {
+  const create = () => createRateLimitHandler({ store, ban: { after: 3, within: '1m', for: '1h' } })
+  expect(create).toThrow(RateLimitConfigError)
+  expect(create).toThrow(/keeps bans/)
 }
