@@ -75,8 +75,9 @@ export interface RedisStoreOptions {
   /**
    * How long (ms), at least, a key is kept after its state has become equal to a fresh one. A token bucket's,
    * leaky bucket's or GCRA's key is kept at most a grace plus the longer of the grace and the time its state
-   * last needed to become fresh past that moment, so that most writes keep its TTL instead of setting a new one. Expiring later changes no decision; it keeps a slow caller's
-   * (or a test's virtual clock's) view of time from being outrun by Redis's real-time expiry.
+   * last needed to become fresh past that moment, so that most writes keep its TTL instead of setting a new
+   * one. Expiring later changes no decision; it keeps a slow caller's (or a test's virtual clock's) view of
+   * time from being outrun by Redis's real-time expiry.
    * @default 2000
    * @example 0
    */

@@ -47,51 +47,41 @@ export function isIoredisReplyError(error: Error): boolean {
 
 /**
  * The store's view of an ioredis client: binary replies through `evalshaBuffer`/`evalBuffer` when the client
- * has them, else text replies through `evalsha`/`eval`.
+ * has them, else text replies through `evalsha`/`eval`; with `enableAutoPipelining`, a call of several keys in
+ * a pipeline of its own.
  */
 export function adaptIoredis(client: IoredisClient): ScriptClient {
   const candidate = client as IoredisClient & Partial<BinaryEval> & Partial<OwnPipeline>
   const binary = typeof candidate.evalshaBuffer === 'function' && typeof candidate.evalBuffer === 'function'
   const buffers = candidate as IoredisClient & BinaryEval
+  const evalsha: ScriptClient['evalsha'] = binary
+    ? (sha, numKeys, args) => buffers.evalshaBuffer(sha, numKeys, ...args)
+    : (sha, numKeys, args) => client.evalsha(sha, numKeys, ...args)
+  const evalScript: ScriptClient['eval'] = binary
+    ? (source, numKeys, args) => buffers.evalBuffer(source, numKeys, ...args)
+    : (source, numKeys, args) => client.eval(source, numKeys, ...args)
   // With enableAutoPipelining, ioredis holds every command until the next tick and answers the commands of one
   // tick together, once the last reply is in: two batch calls of one tick would wait for each other, and Redis
   // would run the second only after the first one's callers are answered. A call of several keys (a batch, or a
-  // request's policies) is a pipeline already: it goes on its own, at once.
-  if (
-    binary &&
-    candidate.options?.enableAutoPipelining === true &&
-    typeof candidate.pipeline === 'function'
-  ) {
-    const own = candidate as IoredisClient & BinaryEval & OwnPipeline
-    const alone = (send: (pipeline: BinaryEval) => unknown): Promise<unknown> => {
-      const pipeline = own.pipeline()
-      send(pipeline)
-      return pipeline.exec().then(firstReply)
-    }
-    return {
-      evalsha: (sha, numKeys, args) =>
-        numKeys > 1
-          ? alone((p) => p.evalshaBuffer(sha, numKeys, ...args))
-          : own.evalshaBuffer(sha, numKeys, ...args),
-      eval: (source, numKeys, args) =>
-        numKeys > 1
-          ? alone((p) => p.evalBuffer(source, numKeys, ...args))
-          : own.evalBuffer(source, numKeys, ...args),
-      del: (key) => client.del(key),
-      get status() {
-        return client.status
-      },
-      isCluster: client.isCluster === true,
-      binary,
-    }
+  // request's policies) is a pipeline already: it goes in a pipeline of its own, at once.
+  const ownPipeline =
+    binary && candidate.options?.enableAutoPipelining === true && typeof candidate.pipeline === 'function'
+  const alone = (send: (pipeline: BinaryEval) => unknown): Promise<unknown> => {
+    const pipeline = (candidate as OwnPipeline).pipeline()
+    send(pipeline)
+    return pipeline.exec().then(firstReply)
   }
   return {
-    evalsha: binary
-      ? (sha, numKeys, args) => buffers.evalshaBuffer(sha, numKeys, ...args)
-      : (sha, numKeys, args) => client.evalsha(sha, numKeys, ...args),
-    eval: binary
-      ? (source, numKeys, args) => buffers.evalBuffer(source, numKeys, ...args)
-      : (source, numKeys, args) => client.eval(source, numKeys, ...args),
+    evalsha: ownPipeline
+      ? (sha, numKeys, args) =>
+          numKeys > 1 ? alone((p) => p.evalshaBuffer(sha, numKeys, ...args)) : evalsha(sha, numKeys, args)
+      : evalsha,
+    eval: ownPipeline
+      ? (source, numKeys, args) =>
+          numKeys > 1
+            ? alone((p) => p.evalBuffer(source, numKeys, ...args))
+            : evalScript(source, numKeys, args)
+      : evalScript,
     del: (key) => client.del(key),
     get status() {
       return client.status
