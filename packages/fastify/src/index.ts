@@ -11,10 +11,12 @@ import {
 import {
   createRateLimitHandler,
   encodeKeyPart,
+  type LimiterControls,
   mergeRateLimitOptions,
   type ProxyTrust,
   type RateLimitHandler,
   routeRateLimitOptions,
+  withControls,
 } from '@floodgate/core/internal'
 import type {
   FastifyInstance,
@@ -89,11 +91,11 @@ declare module 'fastify' {
   }
 }
 
-/** The hook `app.rateLimit(options)` returns, with its policies' overrides to change at runtime. */
-export type RateLimitHook = onRequestHookHandler & {
-  readonly unban: Unban
-  readonly overrides: Overrides
-}
+/**
+ * The hook `app.rateLimit(options)` returns, with the limiter's controls: its plans' `usage` report, `unban` and
+ * its policies' `overrides` to change at runtime.
+ */
+export type RateLimitHook = onRequestHookHandler & LimiterControls
 
 /**
  * Fastify's `trustProxy` option, read from the instance (Fastify keeps it under a symbol; `undefined` when
@@ -207,10 +209,7 @@ const plugin: FastifyPluginAsync<FastifyRateLimitOptions> = async (fastify, opts
   if (!fastify.hasDecorator('rateLimit')) {
     fastify.decorate('rateLimit', (route: RouteRateLimitOptions = {}): RateLimitHook => {
       const handler = createRateLimitHandler(mergeRateLimitOptions(base, route))
-      return Object.assign(onRequest(handler, trust), {
-        unban: handler.unban,
-        overrides: handler.overrides,
-      })
+      return withControls(onRequest(handler, trust), handler)
     })
   }
   // The limits with a ban, the app-wide one first: the instance's `unban` lifts a ban in any of them.
