@@ -89,6 +89,25 @@ describe('@floodgate/fastify', () => {
     await app.close()
   })
 
+  it("the hook app.rateLimit() returns carries its limiter's controls: usage with plans, unban, overrides", async () => {
+    const app = Fastify()
+    await app.register(rateLimit, { global: false })
+    const plain = app.rateLimit({ limit: 1, window: '1m' })
+    expect(plain.usage).toBeUndefined()
+    expect(plain.unban).toBeTypeOf('function')
+    expect(plain.overrides.list).toBeTypeOf('function')
+    const planned = app.rateLimit({
+      apiKey: (request) => request.headers['x-api-key'] as string | undefined,
+      plans: { free: { rate: 1, burst: 5, quota: { limit: 10, period: 'day' } } },
+      planOf: () => 'free',
+    })
+    app.get('/planned', { onRequest: planned }, hello)
+    const sent = await app.inject({ url: '/planned', headers: { 'x-api-key': 'key-1' } })
+    expect(sent.statusCode).toBe(200)
+    expect(await planned.usage!.usage('key-1')).toMatchObject({ plan: 'free', quota: { limit: 10, used: 1 } })
+    await app.close()
+  })
+
   it('invalid options fail at registration, naming the option', async () => {
     const app = Fastify()
     await expect(app.register(rateLimit, { limit: 0 })).rejects.toThrow(RateLimitConfigError)
