@@ -57,8 +57,12 @@ function jitNamer(files) {
   }
 }
 
-/** Instructions per counted request of each function, for `spec`. */
-function profile(spec) {
+/**
+ * Instructions per counted request of each function, for `spec` (`PROGRAM TOTALS`: the whole request). Counted
+ * after the warm-up, so start-up and the JIT's first compilations are not in it; the full collections that fall
+ * in the counted requests are, spread over them.
+ */
+export function profile(spec) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fg-slices-'))
   const script = fileURLToPath(new URL('request-loop.mjs', import.meta.url))
   const mapsBefore = perfMaps()

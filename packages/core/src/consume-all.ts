@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { boundDelays, boundsDelay } from './algorithms/bounded-delay.js'
 import { isCost } from './cost.js'
 import { RateLimitConfigError } from './errors.js'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { toMs } from './duration.js'
 import { RateLimitConfigError } from './errors.js'
 import { RateLimitRequestError } from './http/errors.js'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { boundOne } from './algorithms/bounded-delay.js'
 import { isCost, normalizeCost } from './cost.js'
 import type { Duration } from './duration.js'

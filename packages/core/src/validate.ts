@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { type Duration, toMs } from './duration.js'
 import { RateLimitConfigError, type RateLimitErrorCode } from './errors.js'
 import { warnOnce } from './http/warnings.js'

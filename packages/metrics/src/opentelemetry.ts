@@ -7,7 +7,7 @@ import {
   type Observable,
   type ObservableResult,
 } from '@opentelemetry/api'
-import { z } from 'zod'
+import * as z from 'zod'
 import {
   addReader,
   boundLabels,

@@ -2,7 +2,7 @@ import type { MetricsSink } from '@floodgate/core'
 import type { MetricDefinition } from '@floodgate/core/internal'
 import { parseOptions } from '@floodgate/core/internal'
 import { register as defaultRegistry, type Registry, type RegistryContentType } from 'prom-client'
-import { z } from 'zod'
+import * as z from 'zod'
 import {
   addReader,
   type CounterCell,

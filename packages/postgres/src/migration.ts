@@ -1,6 +1,6 @@
 import { RateLimitConfigError } from '@floodgate/core'
 import { parseOptions } from '@floodgate/core/internal'
-import { z } from 'zod'
+import * as z from 'zod'
 import { daysFromCivilSql } from './sql/calendar-quota.js'
 import { consumeAllSql } from './sql/consume-all.js'
 import { consumeBannedSql } from './sql/consume-banned.js'

@@ -8,7 +8,7 @@ import {
   refuseMovedOptions,
   toMs,
 } from '@floodgate/core/internal'
-import { z } from 'zod'
+import * as z from 'zod'
 import { DEFAULT_LOCATION } from './sql/location.js'
 import { schemaName, tableName } from './validate.js'
 

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { IDENTIFIER, MAX_TABLE_LENGTH } from './sql/location.js'
 
 const identifier = (expected: string, maxLength: number) =>

@@ -7,7 +7,7 @@ import {
   refuseMovedOptions,
   toMs,
 } from '@floodgate/core/internal'
-import { z } from 'zod'
+import * as z from 'zod'
 import { clientKind, type RedisClient } from './clients/index.js'
 
 export type { RedisClient }

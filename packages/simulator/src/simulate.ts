@@ -1,5 +1,5 @@
 import { type Algorithm, type Duration, RateLimitConfigError } from '@floodgate/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { checkArrivals } from './arrivals-check.js'
 import { type Decisions, decideArrivals, summarize } from './decisions.js'
 import { type StateReader, stateReader } from './state/inner-state.js'

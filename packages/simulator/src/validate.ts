@@ -8,7 +8,7 @@ import {
   positiveInt,
   toMs,
 } from '@floodgate/core/internal'
-import { z } from 'zod'
+import * as z from 'zod'
 import type { Traffic } from './traffic/types.js'
 
 const INSTANT_EXPECTED = "a time like '59s' or a number of ms >= 0"

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import type { Algorithm } from '../types.js'
 import { type CalendarPeriod, DAY_MS, PERIOD_CODES, periodOf } from './calendar.js'
 import { decide, NEVER } from './decide.js'

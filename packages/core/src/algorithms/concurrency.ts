@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import type { Duration } from '../duration.js'
 import type { Algorithm, Decision } from '../types.js'
 import { decide, NEVER } from './decide.js'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import type { Duration } from '../duration.js'
 import { RateLimitConfigError } from '../errors.js'
 import type { Algorithm } from '../types.js'

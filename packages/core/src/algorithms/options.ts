@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import type { Duration } from '../duration.js'
 import { duration, parseOptions, positive, positiveInt, rateDuration } from '../validate.js'
 

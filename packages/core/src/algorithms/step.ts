@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { isCost } from '../cost.js'
 import type { Algorithm, Decision } from '../types.js'
 import { algorithmSchema, parseOptions } from '../validate.js'

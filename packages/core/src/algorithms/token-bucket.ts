@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import type { Duration } from '../duration.js'
 import type { Algorithm } from '../types.js'
 import { algorithmId } from './id.js'

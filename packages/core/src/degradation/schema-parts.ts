@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import type { Timers } from './timers.js'
 
 const NAME_EXPECTED = "a name of letters, digits and '_ . : ~ / -', at most 64 characters"

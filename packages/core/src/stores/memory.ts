@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { cachedClock } from '../clocks/cached-clock.js'
 import type {
   Algorithm,

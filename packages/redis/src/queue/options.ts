@@ -1,6 +1,6 @@
 import type { Duration } from '@floodgate/core'
 import { duration, fn, parseOptions, positiveInt } from '@floodgate/core/internal'
-import { z } from 'zod'
+import * as z from 'zod'
 
 /**
  * The ioredis client the queue talks to (`new Redis(url)` or `new Redis.Cluster(nodes)`): scripts through

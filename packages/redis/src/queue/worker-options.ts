@@ -1,7 +1,7 @@
 import type { Duration } from '@floodgate/core'
 import type { Awaitable } from '@floodgate/core/internal'
 import { duration, fn, parseOptions, positiveInt } from '@floodgate/core/internal'
-import { z } from 'zod'
+import * as z from 'zod'
 import type { QueueError } from './errors.js'
 
 /** A job as a worker's handler gets it. */

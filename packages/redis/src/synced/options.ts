@@ -1,7 +1,7 @@
 import type { Duration } from '@floodgate/core'
 import type { Clock } from '@floodgate/core/internal'
 import { duration, fn, parseOptions, positiveInt } from '@floodgate/core/internal'
-import { z } from 'zod'
+import * as z from 'zod'
 import type { RedisStore } from '../store.js'
 
 /** The timers a SyncedStore schedules its syncs with; tests pass their own to drive syncs by hand. */

@@ -1,5 +1,5 @@
 import type { Duration } from '@floodgate/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { formatMs } from '../format.js'
 import { instant, parseOptions } from '../validate.js'
 import { ArrivalsBuilder } from './builder.js'

@@ -1,5 +1,5 @@
 import type { Duration } from '@floodgate/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { cost, duration, instant, key, positive, positiveInt } from '../validate.js'
 import type { ArrivalsBuilder } from './builder.js'
 import { DEFAULT_KEY } from './types.js'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { formatMs } from '../format.js'
 import { parseOptions } from '../validate.js'
 import { ArrivalsBuilder } from './builder.js'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { metricsSinkSchema } from '../../metrics/schema.js'
 import { duration, fn, positiveInt } from '../../validate.js'
 import { formatSchema, nameSchema } from '../schema-parts.js'

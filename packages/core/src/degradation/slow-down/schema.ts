@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { duration, fn, rateDuration, storeSchema } from '../../validate.js'
 import { timersSchema } from '../schema-parts.js'
 

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { algorithmSchema, duration, durationInput, fn, positive, positiveInt } from '../../validate.js'
 import { RATE_LIMIT_DEFAULTS as D } from './defaults.js'
 

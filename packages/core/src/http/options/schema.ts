@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { isCost } from '../../cost.js'
 import { failureOptionsShape } from '../../failure-policy.js'
 import { metricsSinkSchema } from '../../metrics/schema.js'
