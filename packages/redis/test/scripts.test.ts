@@ -208,7 +208,8 @@ for (const name of CLIENT_NAMES)
 
 describe('the sliding window log in Redis: one string, entries then a header', () => {
   const T = Date.UTC(2026, 0, 1, 12)
-  const store = () => new RedisStore({ client: storeClients.get('ioredis')!.client, prefix: 'swl', expiryGraceMs: 500 })
+  const store = () =>
+    new RedisStore({ client: storeClients.get('ioredis')!.client, prefix: 'swl', expiryGraceMs: 500 })
   /** The log's state as the script keeps it (see `scripts/sliding-window-log.ts`). */
   const readLog = async (rkey: string) => {
     const raw = await client.getBuffer(rkey)
@@ -277,7 +278,7 @@ describe('the sliding window log in Redis: one string, entries then a header', (
       expires: T + 10_001 + 20_500,
       entries: [T + 19_000, T + 19_000, T + 20_001],
     })
-    expect(await client.pttl(rkey)).toBeGreaterThan(set)
+    expect(await client.pttl(rkey)).toBeGreaterThan(kept + 10) // set again: 20.5 s from now
     // A peek and a refusal write nothing.
     const before = await client.getBuffer(rkey)
     expect(await s.peek(log, 'ttl', 1, T + 10_002)).toMatchObject({ allowed: true, remaining: 2 })
@@ -292,7 +293,11 @@ describe('the sliding window log in Redis: one string, entries then a header', (
     await s.consume(log, 'outlives', 3, T)
     expect(await readLog(rkey)).toMatchObject({ tail: 3, expires: T + 2_500 })
     // 1.9 s later every entry has expired (and the grace is past), the key is still there: it decides as new.
-    expect(await s.peek(log, 'outlives', 3, T + 1_900)).toMatchObject({ allowed: true, remaining: 3, resetMs: 0 })
+    expect(await s.peek(log, 'outlives', 3, T + 1_900)).toMatchObject({
+      allowed: true,
+      remaining: 3,
+      resetMs: 0,
+    })
     expect(await s.consume(log, 'outlives', 1, T + 1_900)).toMatchObject({ allowed: true, remaining: 2 })
     expect(await readLog(rkey)).toEqual({
       bytes: 8 + 24,
@@ -315,7 +320,10 @@ describe('the sliding window log in Redis: one string, entries then a header', (
     let last = 0
     for (let i = 0; i < 200; i++) {
       const now = T + 350 * i
-      expect(same(await s.consume(log, 'long', 1, now), memory.consume(log, 'long', 1, now)), `#${i}`).toEqual(agrees)
+      expect(
+        same(await s.consume(log, 'long', 1, now), memory.consume(log, 'long', 1, now)),
+        `#${i}`,
+      ).toEqual(agrees)
       const state = (await readLog(rkey))!
       if (state.first < last) rewritten++
       last = state.first
@@ -344,10 +352,20 @@ describe('the sliding window log in Redis: one string, entries then a header', (
       [T + 1_500, 3], // every one: written afresh
     ] as const) {
       expect(same(await s.peek(log, 'many', 100, now), memory.peek(log, 'many', 100, now))).toEqual(agrees)
-      expect(same(await s.consume(log, 'many', cost, now), memory.consume(log, 'many', cost, now))).toEqual(agrees)
+      expect(same(await s.consume(log, 'many', cost, now), memory.consume(log, 'many', cost, now))).toEqual(
+        agrees,
+      )
     }
     const state = (await readLog(rkey))!
-    expect(state.entries).toEqual([T + 2_010, T + 2_040, T + 2_040, T + 2_059, T + 2_500, T + 2_500, T + 2_500])
+    expect(state.entries).toEqual([
+      T + 2_010,
+      T + 2_040,
+      T + 2_040,
+      T + 2_059,
+      T + 2_500,
+      T + 2_500,
+      T + 2_500,
+    ])
     // Written afresh at +1,040 ms (45 dropped, 17 live), then 19 more dropped at +1,059 ms.
     expect(state.first).toBe(19)
   })
@@ -359,7 +377,10 @@ describe('the sliding window log in Redis: one string, entries then a header', (
     const rkey = s.keyOf(log, 'moved')
     const both = async (op: 'consume' | 'peek' | 'refund' | 'charge', cost: number, now: number) => {
       if (op === 'consume' || op === 'peek')
-        expect(same(await s[op](log, 'moved', cost, now), memory[op](log, 'moved', cost, now)), `${op} ${cost} @${now - T}`).toEqual(agrees)
+        expect(
+          same(await s[op](log, 'moved', cost, now), memory[op](log, 'moved', cost, now)),
+          `${op} ${cost} @${now - T}`,
+        ).toEqual(agrees)
       else {
         await s[op](log, 'moved', cost, now)
         memory[op](log, 'moved', cost, now)
@@ -388,7 +409,38 @@ describe('the sliding window log in Redis: one string, entries then a header', (
     await both('consume', 1, T + 4_500)
   })
 
-  it("a sliding window log written by an earlier version (a LIST at the id alone) is left to it and its TTL", async () => {
+  it('a large refund leaves many unused slots: admissions fill them, the header staying at the end', async () => {
+    const s = store()
+    const memory = new MemoryStore()
+    const log = slidingWindowLog({ limit: 40, window: '1s' })
+    const rkey = s.keyOf(log, 'gap')
+    const both = async (op: 'consume' | 'refund', cost: number, now: number) => {
+      if (op === 'consume')
+        expect(same(await s.consume(log, 'gap', cost, now), memory.consume(log, 'gap', cost, now))).toEqual(
+          agrees,
+        )
+      else {
+        await s.refund(log, 'gap', cost, now)
+        memory.refund(log, 'gap', cost, now)
+      }
+      expect(same(await s.peek(log, 'gap', 1, now), memory.peek(log, 'gap', 1, now))).toEqual(agrees)
+    }
+    for (let i = 0; i < 30; i++) await both('consume', 1, T + i)
+    const full = (await readLog(rkey))!
+    await both('refund', 25, T + 30) // 25 unused slots before the header
+    expect(await readLog(rkey)).toMatchObject({ bytes: full.bytes, tail: 5, size: 30 })
+    await both('consume', 1, T + 31) // far from the header: the entry and the header written apart
+    expect(await readLog(rkey)).toMatchObject({ bytes: full.bytes, tail: 6, size: 30, newest: T + 1_031 })
+    await both('consume', 10, T + 32) // 14 unused left: written over with the entries, one write
+    expect(await readLog(rkey)).toMatchObject({ bytes: full.bytes, tail: 16, size: 30, newest: T + 1_032 })
+    await both('consume', 20, T + 33) // past the header: the string grows again
+    expect(await readLog(rkey)).toMatchObject({ tail: 36, size: 36, newest: T + 1_033 })
+    expect((await readLog(rkey))!.entries).toHaveLength(36)
+    await both('consume', 5, T + 34)
+    await both('consume', 1, T + 1_001) // 2 expired: room for one more
+  })
+
+  it('a sliding window log written by an earlier version (a LIST at the id alone) is left to it and its TTL', async () => {
     const s = store()
     const log = slidingWindowLog({ limit: 2, window: '1m' })
     const old = `swl:{legacy}:${log.id}`
@@ -396,7 +448,11 @@ describe('the sliding window log in Redis: one string, entries then a header', (
     entry.writeDoubleLE(T + 60_000)
     await client.rpush(old, entry, entry)
     await client.pexpire(old, 60_500)
-    expect(await s.consume(log, 'legacy', 1, T)).toMatchObject({ allowed: true, remaining: 1, source: 'redis' })
+    expect(await s.consume(log, 'legacy', 1, T)).toMatchObject({
+      allowed: true,
+      remaining: 1,
+      source: 'redis',
+    })
     expect(await s.peek(log, 'legacy', 1, T)).toMatchObject({ allowed: true, remaining: 1 })
     await s.refund(log, 'legacy', 1, T)
     await s.charge(log, 'legacy', 1, T)
@@ -423,7 +479,10 @@ describe('the sliding window log in Redis: one string, entries then a header', (
       return seed / 2_147_483_648
     }
     const s = store()
-    for (const log of [slidingWindowLog({ limit: 7, window: '1s' }), slidingWindowLog({ limit: 40, window: '1s' })]) {
+    for (const log of [
+      slidingWindowLog({ limit: 7, window: '1s' }),
+      slidingWindowLog({ limit: 40, window: '1s' }),
+    ]) {
       const memory = new MemoryStore()
       const keys = ['r0', 'r1', 'r2'].map((k) => `${k}-${log.limit}`)
       const costs = [1, 1, 1, 1, 2, 3, 0.4, 2.5, log.limit, log.limit + 1]
@@ -443,7 +502,10 @@ describe('the sliding window log in Redis: one string, entries then a header', (
           const redis = alone ? await run(item) : got[j]
           const mine = memory[item.op](log, item.key, item.cost, now)
           if (item.op === 'consume' || item.op === 'peek')
-            expect(same(redis as Decision, mine as Decision), `${log.id} #${i} ${item.op} ${item.cost}`).toEqual(agrees)
+            expect(
+              same(redis as Decision, mine as Decision),
+              `${log.id} #${i} ${item.op} ${item.cost}`,
+            ).toEqual(agrees)
         }
       }
     }
