@@ -409,6 +409,23 @@ describe('the sliding window log in Redis: one string, entries then a header', (
     await both('consume', 1, T + 4_500)
   })
 
+  it('a log of hundreds of entries: every slot written where it belongs, past slot 256 too', async () => {
+    const s = store()
+    const memory = new MemoryStore()
+    const log = slidingWindowLog({ limit: 300, window: '1s' })
+    const rkey = s.keyOf(log, 'long-log')
+    for (let i = 0; i < 290; i++)
+      expect(
+        same(await s.consume(log, 'long-log', 1, T + i), memory.consume(log, 'long-log', 1, T + i)),
+      ).toEqual(agrees)
+    const state = (await readLog(rkey))!
+    expect(state).toMatchObject({ first: 0, tail: 290, size: 290, bytes: 8 * 290 + 24 })
+    expect(state.entries).toEqual(Array.from({ length: 290 }, (_, i) => T + 1_000 + i))
+    expect(
+      same(await s.peek(log, 'long-log', 11, T + 300), memory.peek(log, 'long-log', 11, T + 300)),
+    ).toEqual(agrees)
+  })
+
   it('a large refund leaves many unused slots: admissions fill them, the header staying at the end', async () => {
     const s = store()
     const memory = new MemoryStore()

@@ -6,6 +6,22 @@ import { type AlgorithmLua, reply } from './lua.js'
  */
 const SLOTS = 67_108_864
 
+/** Up to which slot an admission's offset is picked among constants (`OFFSET_DIGITS`), not formatted. */
+const DIGITS_UP_TO = 256
+
+/**
+ * Lua: `d = '<8 * at>'`, the digits of slot `at`'s byte offset for `at` in `lo..hi`, found by halving among
+ * string constants: formatting a number (`string.format`) makes a new string in a call to C, which costs
+ * Redis more than eight comparisons and a constant (an admission at 256 in flight about 1,000 CPU
+ * instructions less: `bench/suites/redis/script-cost.mjs`).
+ */
+const offsetDigits = (lo: number, hi: number): string => {
+  if (lo === hi) return `d = '${8 * lo}'`
+  const mid = (lo + hi) >>> 1
+  return `if at <= ${mid} then ${offsetDigits(lo, mid)} else ${offsetDigits(mid + 1, hi)} end`
+}
+const OFFSET_DIGITS = offsetDigits(1, DIGITS_UP_TO)
+
 /**
  * How many slots, dropped (expired, trimmed or refunded) or unused, a log holds before an admission writes it
  * afresh with only its live entries: at least this many and at least as many as it has live entries, so
@@ -56,9 +72,10 @@ export const LOG_WASTE_SLOTS = 32
  * - **A charge** (a settled cost) appends `min(cost, limit)` entries at now and drops the oldest past `limit`
  *   (as the TypeScript writes them over its ring's oldest).
  *
- * Offsets are sent to Redis as digits made with `string.format('%d')` (`fmt`): Redis 7.0 would format a Lua
- * number with `%.17g`, which costs more. That one call is the largest cost an admission has over the sliding
- * window counter's (about 1,600 CPU instructions of Redis, measured by writing at a constant offset instead).
+ * Offsets are sent to Redis as digits: an admission's, up to slot 256, picked among string constants by
+ * halving (`OFFSET_DIGITS`); the others made with `string.format('%d')` (`fmt`). Formatting one was the largest
+ * cost an admission had over the sliding window counter's (about 1,000 CPU instructions of Redis per
+ * decision at 256 in flight); Redis 7.0 would format a Lua number given to it with `%.17g`, which costs more.
  *
  * The key is the algorithm id with `:v2` after it (see `redisKey`): the log of earlier versions was a Redis
  * LIST at the id alone, which `GETRANGE` would answer with `WRONGTYPE`. A distinct key lets both versions run
@@ -191,7 +208,13 @@ if m > 0 then
       -- header (or the first slot a refund left) was.
       local last = encode('<dddd', e, tail * ${SLOTS} + first, oldest, expires)
       if m > 1 then last = string.rep(encode('<d', e), m - 1) .. last end
-      redis.call('SETRANGE', key, fmt('%d', 8 * at), last)
+      local d
+      if at <= ${DIGITS_UP_TO} then
+        ${OFFSET_DIGITS}
+      else
+        d = fmt('%d', 8 * at)
+      end
+      redis.call('SETRANGE', key, d, last)
     else
       -- Into the slots a refund left, some of them still unused: the slot before the header holds \`size\`.
       local last = encode('<dddd', size, -(tail * ${SLOTS} + first), oldest, expires)
