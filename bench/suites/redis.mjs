@@ -686,9 +686,9 @@ async function main() {
       '`node bench/suites/redis/client-count.mjs`).',
     '',
     'What the commands are: every Floodgate script reads the Redis server clock (`TIME`), reads its state ' +
-      '(`GET` of little-endian doubles; the log: `LLEN`, `LINDEX`) and writes it back: `SETRANGE` when the ' +
+      '(`GET` of little-endian doubles; the log: `GETRANGE` of its last 32 bytes) and writes it back: `SETRANGE` when the ' +
       "key's TTL still covers the new state (same window; a bucket's or GCRA's expiry, kept in the state, still " +
-      'far enough), else `SET ... PX` (the log: `RPUSH`, `PEXPIRE`). So windows are aligned to the clock, time ' +
+      'far enough; the log: its new entries and its header in one), else `SET ... PX`. So windows are aligned to the clock, time ' +
       "is the server's and retry-after is exact, at three commands per decision; the peers count hits with " +
       '`INCR` against a key TTL (a window that starts at the first hit) and read no clock: two commands. On a ' +
       'shared 2-core machine these numbers move by tens of per cent from run to run: compare within a run, ' +

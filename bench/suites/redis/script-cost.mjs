@@ -79,6 +79,7 @@ const CASES = [
   floodgate('Floodgate sliding window counter (TIME, GET, SETRANGE)', (c) =>
     c.slidingWindowCounter({ limit: 1e9, window: '1h' }),
   ),
+  floodgate('Floodgate sliding window log', (c) => c.slidingWindowLog({ limit: 1e6, window: '1h' })),
   floodgate('Floodgate fixed window (TIME, GET, SETRANGE)', (c) =>
     c.fixedWindow({ limit: 1e9, window: '1h' }),
   ),

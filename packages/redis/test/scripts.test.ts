@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto'
 import {
+  type Algorithm,
   createLimiter,
+  type Decision,
   fixedWindow,
   gcra,
   leakyBucket,
+  MemoryStore,
   slidingWindowCounter,
   slidingWindowLog,
   tokenBucket,
@@ -202,6 +205,329 @@ for (const name of CLIENT_NAMES)
       expect(Math.abs(refused.retryAfterMs - untilNextHour)).toBeLessThan(1000)
     })
   })
+
+describe('the sliding window log in Redis: one string, entries then a header', () => {
+  const T = Date.UTC(2026, 0, 1, 12)
+  const store = () =>
+    new RedisStore({ client: storeClients.get('ioredis')!.client, prefix: 'swl', expiryGraceMs: 500 })
+  /** The log's state as the script keeps it (see `scripts/sliding-window-log.ts`). */
+  const readLog = async (rkey: string) => {
+    const raw = await client.getBuffer(rkey)
+    if (!raw) return undefined
+    // The header: `at oldest expires`, the string's last 24 bytes; `at` is `tail * 2^26 + first`, negated when
+    // a refund left unused slots (the last of them then holds their end, `size`).
+    const h = raw.length - 24
+    const [at, oldest, expires] = [0, 8, 16].map((i) => raw.readDoubleLE(h + i)) as [number, number, number]
+    const first = Math.abs(at) % 2 ** 26
+    const tail = Math.floor(Math.abs(at) / 2 ** 26)
+    const size = at < 0 ? raw.readDoubleLE(h - 8) : tail
+    expect(h).toBe(8 * size)
+    const entries = Array.from({ length: tail - first }, (_, i) => raw.readDoubleLE(8 * (first + i)))
+    const newest = entries.at(-1)
+    return { bytes: raw.length, first, tail, size, oldest, newest, expires, entries }
+  }
+  const same = (a: Decision, b: Decision) => ({
+    allowed: a.allowed === b.allowed,
+    remaining: a.remaining === b.remaining,
+    resetMs: a.resetMs === b.resetMs,
+    retryAfterMs: a.retryAfterMs === b.retryAfterMs,
+  })
+  const agrees = { allowed: true, remaining: true, resetMs: true, retryAfterMs: true }
+
+  it('is a string at the id with :v2 after it; an admission keeps the TTL until it must move', async () => {
+    const s = store()
+    const log = slidingWindowLog({ limit: 5, window: '10s' })
+    const rkey = s.keyOf(log, 'ttl')
+    expect(rkey).toBe(`swl:{ttl}:${log.id}:v2`)
+    expect(await s.consume(log, 'ttl', 1, T)).toMatchObject({ allowed: true, remaining: 4, resetMs: 10_000 })
+    expect(await client.type(rkey)).toBe('string')
+    // Kept the grace past the newest entry's expiry, and a window more for the admissions that follow.
+    expect(await readLog(rkey)).toEqual({
+      bytes: 8 + 24,
+      first: 0,
+      tail: 1,
+      size: 1,
+      oldest: T + 10_000,
+      newest: T + 10_000,
+      expires: T + 20_500,
+      entries: [T + 10_000],
+    })
+    const set = await client.pttl(rkey)
+    expect(set).toBeGreaterThan(20_000)
+    expect(set).toBeLessThanOrEqual(20_500)
+    // 9 s later (on the limiter's clock): the key still outlives the new entry by the grace, its TTL is kept.
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(await s.consume(log, 'ttl', 2, T + 9_000)).toMatchObject({ allowed: true, remaining: 2 })
+    const kept = await client.pttl(rkey)
+    expect(kept).toBeLessThan(set)
+    expect(await readLog(rkey)).toMatchObject({
+      bytes: 24 + 24,
+      tail: 3,
+      size: 3,
+      newest: T + 19_000,
+      expires: T + 20_500,
+      entries: [T + 10_000, T + 19_000, T + 19_000],
+    })
+    // 10.001 s in: the first entry expired, and the key would no longer outlive the new one by the grace.
+    expect(await s.consume(log, 'ttl', 1, T + 10_001)).toMatchObject({ allowed: true, remaining: 2 })
+    expect(await readLog(rkey)).toMatchObject({
+      first: 1,
+      tail: 4,
+      oldest: T + 19_000,
+      newest: T + 20_001,
+      expires: T + 10_001 + 20_500,
+      entries: [T + 19_000, T + 19_000, T + 20_001],
+    })
+    expect(await client.pttl(rkey)).toBeGreaterThan(kept + 10) // set again: 20.5 s from now
+    // A peek and a refusal write nothing.
+    const before = await client.getBuffer(rkey)
+    expect(await s.peek(log, 'ttl', 1, T + 10_002)).toMatchObject({ allowed: true, remaining: 2 })
+    expect(await s.consume(log, 'ttl', 3, T + 10_002)).toMatchObject({ allowed: false, retryAfterMs: 8_998 })
+    expect(await client.getBuffer(rkey)).toEqual(before)
+  })
+
+  it('a key outlives its entries by more than the grace: an admission then writes it afresh', async () => {
+    const s = store()
+    const log = slidingWindowLog({ limit: 3, window: '1s' })
+    const rkey = s.keyOf(log, 'outlives')
+    await s.consume(log, 'outlives', 3, T)
+    expect(await readLog(rkey)).toMatchObject({ tail: 3, expires: T + 2_500 })
+    // 1.9 s later every entry has expired (and the grace is past), the key is still there: it decides as new.
+    expect(await s.peek(log, 'outlives', 3, T + 1_900)).toMatchObject({
+      allowed: true,
+      remaining: 3,
+      resetMs: 0,
+    })
+    expect(await s.consume(log, 'outlives', 1, T + 1_900)).toMatchObject({ allowed: true, remaining: 2 })
+    expect(await readLog(rkey)).toEqual({
+      bytes: 8 + 24,
+      first: 0,
+      tail: 1,
+      size: 1,
+      oldest: T + 2_900,
+      newest: T + 2_900,
+      expires: T + 1_900 + 2_500,
+      entries: [T + 2_900],
+    })
+  })
+
+  it('a log admitted into over many windows stays small: dropped slots are let go once there are enough', async () => {
+    const s = store()
+    const memory = new MemoryStore()
+    const log = slidingWindowLog({ limit: 3, window: '1s' })
+    const rkey = s.keyOf(log, 'long')
+    let rewritten = 0
+    let last = 0
+    for (let i = 0; i < 200; i++) {
+      const now = T + 350 * i
+      expect(
+        same(await s.consume(log, 'long', 1, now), memory.consume(log, 'long', 1, now)),
+        `#${i}`,
+      ).toEqual(agrees)
+      const state = (await readLog(rkey))!
+      if (state.first < last) rewritten++
+      last = state.first
+      expect(state.bytes).toBeLessThanOrEqual(8 * (32 + 3 + 1) + 24)
+      expect(state.entries).toEqual(state.entries.filter((e) => e > now - 1000).sort((a, b) => a - b))
+      expect(state.entries.length).toBeLessThanOrEqual(3)
+    }
+    // 2 live entries and one more dropped per admission: written afresh every 30 admissions or so.
+    expect(rewritten).toBeGreaterThanOrEqual(5)
+  })
+
+  it('several entries expire at once: the first 16 slots in one read, the rest by halving', async () => {
+    const s = store()
+    const memory = new MemoryStore()
+    const log = slidingWindowLog({ limit: 100, window: '1s' })
+    const rkey = s.keyOf(log, 'many')
+    for (let i = 0; i < 60; i++) {
+      await s.consume(log, 'many', 1, T + i)
+      memory.consume(log, 'many', 1, T + i)
+    }
+    for (const [now, cost] of [
+      [T + 1_003, 100], // 4 expired (in the first read), refused: retry when the 60th oldest... of the ring
+      [T + 1_010, 1], // 11 expired: within the first 16 slots
+      [T + 1_040, 2], // 30 more: past them, halving
+      [T + 1_059, 1], // all but the newest
+      [T + 1_500, 3], // every one: written afresh
+    ] as const) {
+      expect(same(await s.peek(log, 'many', 100, now), memory.peek(log, 'many', 100, now))).toEqual(agrees)
+      expect(same(await s.consume(log, 'many', cost, now), memory.consume(log, 'many', cost, now))).toEqual(
+        agrees,
+      )
+    }
+    const state = (await readLog(rkey))!
+    expect(state.entries).toEqual([
+      T + 2_010,
+      T + 2_040,
+      T + 2_040,
+      T + 2_059,
+      T + 2_500,
+      T + 2_500,
+      T + 2_500,
+    ])
+    // Written afresh at +1,040 ms (45 dropped, 17 live), then 19 more dropped at +1,059 ms.
+    expect(state.first).toBe(19)
+  })
+
+  it('refunds and charges after the log has moved on: unused slots are filled, the oldest past the limit dropped', async () => {
+    const s = store()
+    const memory = new MemoryStore()
+    const log = slidingWindowLog({ limit: 4, window: '1s' })
+    const rkey = s.keyOf(log, 'moved')
+    const both = async (op: 'consume' | 'peek' | 'refund' | 'charge', cost: number, now: number) => {
+      if (op === 'consume' || op === 'peek')
+        expect(
+          same(await s[op](log, 'moved', cost, now), memory[op](log, 'moved', cost, now)),
+          `${op} ${cost} @${now - T}`,
+        ).toEqual(agrees)
+      else {
+        await s[op](log, 'moved', cost, now)
+        memory[op](log, 'moved', cost, now)
+      }
+    }
+    for (let i = 0; i < 10; i++) await both('consume', 1, T + 300 * i)
+    const moved = (await readLog(rkey))!
+    expect(moved.first).toBeGreaterThan(0)
+    await both('refund', 2, T + 2_800)
+    expect(await readLog(rkey)).toMatchObject({ tail: moved.tail - 2, size: moved.size, newest: T + 3_100 })
+    expect(await client.strlen(rkey)).toBe(moved.bytes)
+    await both('peek', 1, T + 2_800)
+    await both('consume', 1, T + 2_800) // into the slots the refund left, the header where it was
+    expect(await readLog(rkey)).toMatchObject({ tail: moved.tail - 1, size: moved.size, newest: T + 3_800 })
+    await both('consume', 3, T + 2_900) // refused
+    await both('consume', 2, T + 3_000)
+    await both('charge', 3, T + 3_100) // over the limit: the oldest dropped, the log kept to 4
+    expect((await readLog(rkey))!.entries).toEqual([T + 4_000, T + 4_100, T + 4_100, T + 4_100])
+    await both('consume', 1, T + 3_200)
+    await both('peek', 4, T + 3_200)
+    await both('charge', 9, T + 3_300)
+    await both('refund', 1.5, T + 3_300)
+    await both('consume', 2, T + 4_301)
+    await both('refund', 10, T + 4_400) // everything: the key is deleted, as an emptied list was
+    expect(await client.exists(rkey)).toBe(0)
+    await both('consume', 1, T + 4_500)
+  })
+
+  it('a log of hundreds of entries: every slot written where it belongs, past slot 256 too', async () => {
+    const s = store()
+    const memory = new MemoryStore()
+    const log = slidingWindowLog({ limit: 300, window: '1s' })
+    const rkey = s.keyOf(log, 'long-log')
+    for (let i = 0; i < 290; i++)
+      expect(
+        same(await s.consume(log, 'long-log', 1, T + i), memory.consume(log, 'long-log', 1, T + i)),
+      ).toEqual(agrees)
+    const state = (await readLog(rkey))!
+    expect(state).toMatchObject({ first: 0, tail: 290, size: 290, bytes: 8 * 290 + 24 })
+    expect(state.entries).toEqual(Array.from({ length: 290 }, (_, i) => T + 1_000 + i))
+    expect(
+      same(await s.peek(log, 'long-log', 11, T + 300), memory.peek(log, 'long-log', 11, T + 300)),
+    ).toEqual(agrees)
+  })
+
+  it('a large refund leaves many unused slots: admissions fill them, the header staying at the end', async () => {
+    const s = store()
+    const memory = new MemoryStore()
+    const log = slidingWindowLog({ limit: 40, window: '1s' })
+    const rkey = s.keyOf(log, 'gap')
+    const both = async (op: 'consume' | 'refund', cost: number, now: number) => {
+      if (op === 'consume')
+        expect(same(await s.consume(log, 'gap', cost, now), memory.consume(log, 'gap', cost, now))).toEqual(
+          agrees,
+        )
+      else {
+        await s.refund(log, 'gap', cost, now)
+        memory.refund(log, 'gap', cost, now)
+      }
+      expect(same(await s.peek(log, 'gap', 1, now), memory.peek(log, 'gap', 1, now))).toEqual(agrees)
+    }
+    for (let i = 0; i < 30; i++) await both('consume', 1, T + i)
+    const full = (await readLog(rkey))!
+    await both('refund', 25, T + 30) // 25 unused slots before the header
+    expect(await readLog(rkey)).toMatchObject({ bytes: full.bytes, tail: 5, size: 30 })
+    await both('consume', 1, T + 31) // far from the header: the entry and the header written apart
+    expect(await readLog(rkey)).toMatchObject({ bytes: full.bytes, tail: 6, size: 30, newest: T + 1_031 })
+    await both('consume', 10, T + 32) // 14 unused left: written over with the entries, one write
+    expect(await readLog(rkey)).toMatchObject({ bytes: full.bytes, tail: 16, size: 30, newest: T + 1_032 })
+    await both('consume', 20, T + 33) // past the header: the string grows again
+    expect(await readLog(rkey)).toMatchObject({ tail: 36, size: 36, newest: T + 1_033 })
+    expect((await readLog(rkey))!.entries).toHaveLength(36)
+    await both('consume', 5, T + 34)
+    await both('consume', 1, T + 1_001) // 2 expired: room for one more
+  })
+
+  it('a sliding window log written by an earlier version (a LIST at the id alone) is left to it and its TTL', async () => {
+    const s = store()
+    const log = slidingWindowLog({ limit: 2, window: '1m' })
+    const old = `swl:{legacy}:${log.id}`
+    const entry = Buffer.alloc(8)
+    entry.writeDoubleLE(T + 60_000)
+    await client.rpush(old, entry, entry)
+    await client.pexpire(old, 60_500)
+    expect(await s.consume(log, 'legacy', 1, T)).toMatchObject({
+      allowed: true,
+      remaining: 1,
+      source: 'redis',
+    })
+    expect(await s.peek(log, 'legacy', 1, T)).toMatchObject({ allowed: true, remaining: 1 })
+    await s.refund(log, 'legacy', 1, T)
+    await s.charge(log, 'legacy', 1, T)
+    expect(await client.type(old)).toBe('list')
+    expect(await client.llen(old)).toBe(2)
+    expect(await client.type(s.keyOf(log, 'legacy'))).toBe('string')
+    // One request's several policies (the several-keys script) too.
+    const other = fixedWindow({ limit: 5, window: '1m' })
+    const [a, b] = await s.consumeAll(
+      [
+        { algorithm: log, key: 'legacy', cost: 1 },
+        { algorithm: other, key: 'legacy', cost: 1 },
+      ],
+      T,
+    )
+    expect([a!.allowed, b!.allowed, a!.remaining]).toEqual([true, true, 0])
+    expect(await client.llen(old)).toBe(2)
+  })
+
+  it('agrees with the MemoryStore on long random sequences, alone and batched', async () => {
+    let seed = 7
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648
+      return seed / 2_147_483_648
+    }
+    const s = store()
+    for (const log of [
+      slidingWindowLog({ limit: 7, window: '1s' }),
+      slidingWindowLog({ limit: 40, window: '1s' }),
+    ]) {
+      const memory = new MemoryStore()
+      const keys = ['r0', 'r1', 'r2'].map((k) => `${k}-${log.limit}`)
+      const costs = [1, 1, 1, 1, 2, 3, 0.4, 2.5, log.limit, log.limit + 1]
+      let now = T
+      for (let i = 0; i < 400; i++) {
+        now += Math.floor(random() ** 3 * 700)
+        const ops = keys.map((key) => {
+          const r = random()
+          const op = r < 0.6 ? 'consume' : r < 0.75 ? 'peek' : r < 0.9 ? 'refund' : 'charge'
+          return { key, op, cost: costs[Math.floor(random() * costs.length)]! } as const
+        })
+        // The three keys in one turn (one call of the several-keys script), or one by one.
+        const alone = random() < 0.5
+        const run = ({ key, op, cost }: (typeof ops)[number]) => s[op](log as Algorithm, key, cost, now)
+        const got = alone ? [] : await Promise.all(ops.map(run))
+        for (const [j, item] of ops.entries()) {
+          const redis = alone ? await run(item) : got[j]
+          const mine = memory[item.op](log, item.key, item.cost, now)
+          if (item.op === 'consume' || item.op === 'peek')
+            expect(
+              same(redis as Decision, mine as Decision),
+              `${log.id} #${i} ${item.op} ${item.cost}`,
+            ).toEqual(agrees)
+        }
+      }
+    }
+  })
+})
 
 /** Wait, when the server clock is late in its second, for the next one to begin. */
 async function earlyInSecond(): Promise<void> {

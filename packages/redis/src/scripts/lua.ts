@@ -14,7 +14,7 @@
 
 /** The locals the algorithms' code calls the libraries through. */
 export const LIBRARIES_LUA = `
-local encode, decode, floor, ceil, max = struct.pack, struct.unpack, math.floor, math.ceil, math.max
+local encode, decode, floor, ceil, max, fmt = struct.pack, struct.unpack, math.floor, math.ceil, math.max, string.format
 `
 
 /** Lua: the Redis server's clock in ms (with its µs), into `now`, unless `now` holds a time already. */

@@ -1,81 +1,233 @@
 import { type AlgorithmLua, reply } from './lua.js'
 
 /**
- * Sliding window log, as `@floodgate/core`'s `slidingWindowLog`: a list of the expiry times (doubles)
- * (`admittedAt + window`) of admitted units, oldest first. The TypeScript keeps a ring of `limit` slots where
- * zeros and past times are free; the list holds the same entries minus (some of) the free ones, so
- * `free = limit - live`, the newest entry is the list's last, and the ring's `i`-th oldest entry is found
- * at `skip + i - free`. Expired entries are dropped when a request is admitted; a refund pops the newest
- * entries (the ring zeroes them). Costs are whole entries: a fractional cost is rounded up.
+ * How many slots a log's string may have: `2^26` (its header packs two slot numbers in one double, and Redis
+ * holds no string over 512 MB, 2^26 slots, anyway).
+ */
+const SLOTS = 67_108_864
+
+/** Up to which slot an admission's offset is picked among constants (`OFFSET_DIGITS`), not formatted. */
+const DIGITS_UP_TO = 256
+
+/**
+ * Lua: `d = '<8 * at>'`, the digits of slot `at`'s byte offset for `at` in `lo..hi`, found by halving among
+ * string constants: formatting a number (`string.format`) makes a new string in a call to C, which costs
+ * Redis more than eight comparisons and a constant (an admission at 256 in flight about 1,000 CPU
+ * instructions less: `bench/suites/redis/script-cost.mjs`).
+ */
+const offsetDigits = (lo: number, hi: number): string => {
+  if (lo === hi) return `d = '${8 * lo}'`
+  const mid = (lo + hi) >>> 1
+  return `if at <= ${mid} then ${offsetDigits(lo, mid)} else ${offsetDigits(mid + 1, hi)} end`
+}
+const OFFSET_DIGITS = offsetDigits(1, DIGITS_UP_TO)
+
+/**
+ * How many slots, dropped (expired, trimmed or refunded) or unused, a log holds before an admission writes it
+ * afresh with only its live entries: at least this many and at least as many as it has live entries, so
+ * copying the live ones costs an admission one entry's copy on average.
+ */
+export const LOG_WASTE_SLOTS = 32
+
+/**
+ * Sliding window log, as `@floodgate/core`'s `slidingWindowLog`: the expiry times (`admittedAt + window`) of
+ * admitted units, oldest first, in one string of 8-byte little-endian doubles: the slots, then a header of
+ * three doubles at the very end of the string, which a decision reads with the slot before it, whatever the
+ * string's length (`GETRANGE key -32 -1`):
+ *
+ * ```
+ * slot 0 .. first-1 | slot first .. tail-1    | slot tail .. size-1      | at         oldest expires
+ *   dropped         |  the log, oldest first  |  unused (after a refund) | the header, at byte 8 * size
+ * ```
+ *
+ * `at` is `tail * 2^26 + first`, negated when a refund left unused slots (`size > tail`: the last of them
+ * then holds `size`; else `size = tail` and the slot before the header is the newest entry). `oldest` is the
+ * log's first entry (no read needed to know whether any expired, nor for a refusal's retry at cost 1),
+ * `expires` the moment (on the caller's clock) the key's TTL runs out. The TypeScript keeps a ring of `limit`
+ * slots where zeros and past times are free; the log holds the same entries minus (some of) the free ones, so
+ * `free = limit - live` and the ring's `i`-th oldest entry is the log's `i - free`-th. Costs are whole
+ * entries: a fractional cost is rounded up.
+ *
+ * - **An admission** (the oldest entry not expired, `cost` free): `GETRANGE` of the last 32 bytes, then ONE
+ *   `SETRANGE` of the `cost` new entries and the header behind them, from where the header was (the string
+ *   grows by `8 * cost` bytes, or fills the slots a refund left). `PEXPIRE` only when the key's TTL must move
+ *   (as `keepUntil`: the key must outlive its newest entry by the grace; when it would not, it is set to
+ *   outlive it by the grace plus the longer of the grace and the window: once a window at most). A ring with
+ *   its header apart from the slots (`GETRANGE`, `SETRANGE` of the slot, `SETRANGE` of the header) would
+ *   cost one command more per admission, about 4,000 CPU instructions of Redis, which alone would put it
+ *   above rate-limit-redis's whole decision.
+ * - **Expired entries**: `oldest <= now`; the next 16 slots are read in one `GETRANGE`, and when all of them
+ *   have expired too, the rest is searched by halving (the log is sorted, as the TypeScript's binary search
+ *   assumes): `first` moves on. Dropped slots stay in the string until an admission finds at least
+ *   `LOG_WASTE_SLOTS` and at least as many as there are live entries (dropped and unused together): it then
+ *   writes the live entries, the new ones and the header afresh (`GETRANGE` of the live ones, `SET ... PX`,
+ *   which sets the TTL too). An admission to a log with no live entry (a new key) is that `SET ... PX` alone.
+ *   The string therefore holds at most about twice the live entries (plus 32 slots and what refunds freed),
+ *   never `limit` slots it does not use.
+ * - **A refusal or a peek** reads the same 32 bytes, plus one slot for a refusal's retry at a cost above 1
+ *   (the `cost`-th oldest entry) and one for the newest entry after a refund; it writes nothing.
+ * - **A refund** pops the newest entries: `tail` moves back and the header stays at the end of the string,
+ *   the slots before it unused until admissions fill them (one `SETRANGE` of the header and the slot before
+ *   it, or `DEL` when nothing is left). No TTL change.
+ * - **A charge** (a settled cost) appends `min(cost, limit)` entries at now and drops the oldest past `limit`
+ *   (as the TypeScript writes them over its ring's oldest).
+ *
+ * Offsets are sent to Redis as digits: an admission's, up to slot 256, picked among string constants by
+ * halving (`OFFSET_DIGITS`); the others made with `string.format('%d')` (`fmt`). Formatting one was the largest
+ * cost an admission had over the sliding window counter's (about 1,000 CPU instructions of Redis per
+ * decision at 256 in flight); Redis 7.0 would format a Lua number given to it with `%.17g`, which costs more.
+ *
+ * The key is the algorithm id with `:v2` after it (see `redisKey`): the log of earlier versions was a Redis
+ * LIST at the id alone, which `GETRANGE` would answer with `WRONGTYPE`. A distinct key lets both versions run
+ * side by side during a rolling upgrade (each deciding from its own log, neither failing) and a rollback find
+ * its lists; the old lists expire on their TTL (a window plus the grace). See `docs/redis.md`.
  * Params: limit, windowMs.
  */
 export const SLIDING_WINDOW_LOG: AlgorithmLua = {
   name: 'sliding_window_log',
   locals: ['op', 'now', 'raw_cost', 'grace', 'limit', 'w'],
   body: `
-local cost = ceil(raw_cost)
-if op == 'r' then
-  redis.call('RPOP', key, string.format('%d', math.min(cost, limit)))
-  return false
-end
-local n = redis.call('LLEN', key)
-if op == 's' then
-  -- A charge (a settled cost): min(cost, limit) entries at now after the live ones, the list kept to the
-  -- newest \`limit\` (as the TypeScript writes them over its ring's oldest).
-  local skip = 0
-  if n > limit then skip = n - limit end
-  while skip < n and decode('<d', redis.call('LINDEX', key, string.format('%d', skip))) <= now do skip = skip + 1 end
-  if skip > 0 then redis.call('LPOP', key, string.format('%d', skip)) end
-  local entry = encode('<d', now + w)
-  local left = math.min(cost, limit)
-  while left > 0 do
-    local batch = {}
-    for i = 1, math.min(left, 1000) do batch[i] = entry end
-    redis.call('RPUSH', key, unpack(batch))
-    left = left - #batch
+local cost = raw_cost
+if cost ~= 1 and cost % 1 ~= 0 then cost = ceil(cost) end
+local h = redis.call('GETRANGE', key, '-32', '-1')
+local at, oldest, expires, first, tail, size
+if h ~= '' then
+  at, oldest, expires = decode('<ddd', h, 9)
+  if at < 0 then
+    at = -at
+    size = decode('<d', h)
+    first = at % ${SLOTS}
+    tail = (at - first) / ${SLOTS}
+  else
+    first = at % ${SLOTS}
+    tail = (at - first) / ${SLOTS}
+    size = tail
   end
-  redis.call('LTRIM', key, string.format('%d', -limit), '-1')
-  redis.call('PEXPIRE', key, string.format('%d', ceil(w) + grace))
+else
+  first, tail, size, oldest = 0, 0, 0, 0
+end
+if op == 'r' then
+  local k = math.min(cost, limit, tail - first)
+  if k > 0 then
+    tail = tail - k
+    if tail == first then
+      redis.call('DEL', key)
+    else
+      redis.call('SETRANGE', key, fmt('%d', 8 * size - 8), encode('<dddd', size, -(tail * ${SLOTS} + first), oldest, expires))
+    end
+  end
   return false
 end
-local skip = 0
-if n > limit then skip = n - limit end
-while skip < n and decode('<d', redis.call('LINDEX', key, string.format('%d', skip))) <= now do skip = skip + 1 end
-local free = limit - (n - skip)
-if cost <= free then
-  if op == 'c' then
-    if skip > 0 then redis.call('LPOP', key, string.format('%d', skip)) end
-    local entry = encode('<d', now + w)
-    if cost == 1 then
-      redis.call('RPUSH', key, entry)
-    else
-      local batch = {}
-      for i = 1, math.min(cost, 1000) do batch[i] = entry end
-      local left = cost
-      while left > 0 do
-        local take = math.min(left, 1000)
-        if take < #batch then
-          for i = take + 1, #batch do batch[i] = nil end
-        end
-        redis.call('RPUSH', key, unpack(batch))
-        left = left - take
+local n = tail - first
+if n > 0 and oldest <= now then
+  -- Expired: the first entry that is not lies in the next 16 slots, or (the log is sorted) is found by halving.
+  local lo, hi = first + 1, math.min(tail, first + 17)
+  first = tail
+  if lo < hi then
+    local chunk = redis.call('GETRANGE', key, fmt('%d', 8 * lo), fmt('%d', 8 * hi - 1))
+    for i = 0, hi - lo - 1 do
+      local e = decode('<d', chunk, 8 * i + 1)
+      if e > now then
+        first, oldest = lo + i, e
+        break
       end
     end
-    redis.call('PEXPIRE', key, string.format('%d', ceil(w) + grace))
-    ${reply(1, 'free - cost', 'w', '0', '0')}
+    if first == tail and hi < tail then
+      lo, hi = hi, tail
+      while lo < hi do
+        local mid = floor((lo + hi) / 2)
+        local e = decode('<d', redis.call('GETRANGE', key, fmt('%d', 8 * mid), fmt('%d', 8 * mid + 7)))
+        if e > now then hi, oldest = mid, e else lo = mid + 1 end
+      end
+      first = lo
+    end
   end
-  local newest = 0
-  if n > 0 then newest = decode('<d', redis.call('LINDEX', key, '-1')) end
-  local reset = 0
-  if newest > now then reset = newest - now end
-  ${reply(1, 'free', 'reset', '0', '0')}
+  n = tail - first
 end
-local retry = math.huge
-if cost <= limit then
-  retry = decode('<d', redis.call('LINDEX', key, string.format('%d', skip + cost - 1 - free))) - now
+local free = limit - n
+local m = cost
+if op ~= 'c' or cost > free then
+  if op == 's' then
+    -- A charge (a settled cost): min(cost, limit) entries at now after the live ones, the log kept to the
+    -- newest \`limit\` (as the TypeScript writes them over its ring's oldest).
+    m = math.min(cost, limit)
+    if n + m > limit then
+      first = tail - (limit - m)
+      n = limit - m
+      if n > 0 then oldest = decode('<d', redis.call('GETRANGE', key, fmt('%d', 8 * first), fmt('%d', 8 * first + 7))) end
+    end
+  else
+    -- The newest entry is the slot before the header, unless a refund left unused slots between them.
+    local newest = 0
+    if size == tail then
+      if tail > 0 then newest = decode('<d', h) end
+    else
+      newest = decode('<d', redis.call('GETRANGE', key, fmt('%d', 8 * tail - 8), fmt('%d', 8 * tail - 1)))
+    end
+    if cost <= free then
+      local reset = 0
+      if newest > now then reset = newest - now end
+      ${reply(1, 'free', 'reset', '0', '0')}
+    end
+    local retry = math.huge
+    if cost <= limit then
+      -- The ring's cost-th oldest entry: the log's (cost - free)-th.
+      local at = first + cost - 1 - free
+      if at == first then
+        retry = oldest - now
+      else
+        retry = decode('<d', redis.call('GETRANGE', key, fmt('%d', 8 * at), fmt('%d', 8 * at + 7))) - now
+      end
+    end
+    local reset = 0
+    if n > 0 then reset = newest - now end
+    ${reply(0, 'free', 'reset', 'retry', '0')}
+  end
 end
-local reset = 0
-if n - skip > 0 then reset = decode('<d', redis.call('LINDEX', key, '-1')) - now end
-${reply(0, 'free', 'reset', 'retry', '0')}
+if m > 0 then
+  local e = now + w
+  local waste = first + size - tail
+  if n == 0 or waste >= ${LOG_WASTE_SLOTS} and (waste >= n or tail + m >= ${SLOTS}) then
+    -- Written afresh: the live entries (none for a new key), the new ones, the header; the TTL set.
+    local ttl = ceil(w) + grace + max(grace, ceil(w))
+    local live = ''
+    if n > 0 then live = redis.call('GETRANGE', key, fmt('%d', 8 * first), fmt('%d', 8 * tail - 1)) else oldest = e end
+    if m > 1 then live = live .. string.rep(encode('<d', e), m - 1) end
+    redis.call('SET', key, live .. encode('<dddd', e, (n + m) * ${SLOTS}, oldest, now + ttl), 'PX', fmt('%d', ttl))
+  else
+    -- The key must outlive the new entries by the grace: ceil(w) + grace ms from now (w + 1 covers ceil(w)).
+    if expires < e + grace + 1 then
+      local ttl = ceil(w) + grace + max(grace, ceil(w))
+      expires = now + ttl
+      redis.call('PEXPIRE', key, fmt('%d', ttl))
+    end
+    local at = tail
+    tail = tail + m
+    if tail >= size then
+      -- The usual case: the new entries, the newest last, and the header right behind them, from where the
+      -- header (or the first slot a refund left) was.
+      local last = encode('<dddd', e, tail * ${SLOTS} + first, oldest, expires)
+      if m > 1 then last = string.rep(encode('<d', e), m - 1) .. last end
+      local d
+      if at <= ${DIGITS_UP_TO} then
+        ${OFFSET_DIGITS}
+      else
+        d = fmt('%d', 8 * at)
+      end
+      redis.call('SETRANGE', key, d, last)
+    else
+      -- Into the slots a refund left, some of them still unused: the slot before the header holds \`size\`.
+      local last = encode('<dddd', size, -(tail * ${SLOTS} + first), oldest, expires)
+      if size - tail <= 16 then
+        redis.call('SETRANGE', key, fmt('%d', 8 * at), string.rep(encode('<d', e), size - 1 - at) .. last)
+      else
+        redis.call('SETRANGE', key, fmt('%d', 8 * at), string.rep(encode('<d', e), m))
+        redis.call('SETRANGE', key, fmt('%d', 8 * size - 8), last)
+      end
+    end
+  end
+end
+if op == 's' then return false end
+${reply(1, 'free - cost', 'w', '0', '0')}
 `,
 }
