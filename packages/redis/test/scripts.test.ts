@@ -15,7 +15,8 @@ import { type RedisServer, startRedis } from '@floodgate/test-harness'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RedisClient, RedisStore, replyCode } from '../src/index.js'
-import { ALL_SCRIPTS } from '../src/scripts/index.js'
+import { ALL_SCRIPTS, CONSUME_ALL, SCRIPTS } from '../src/scripts/index.js'
+import { consumeAllArgs, scriptParams, singleArgs } from '../src/wire.js'
 import { CLIENT_NAMES, openClient, type TestClient } from './helpers.js'
 
 // `client` (ioredis) inspects the server; the stores use each client the store takes in turn.
@@ -53,6 +54,52 @@ describe('Lua scripts', () => {
       expect(script.sha).toBe(createHash('sha1').update(script.source).digest('hex'))
       expect(await client.script('LOAD', script.source), script.name).toBe(script.sha)
     }
+  })
+
+  it('a bucket admission with no wait replies 16 bytes, alone and batched; one that waits, all 40', async () => {
+    const now = Date.UTC(2026, 0, 1, 12)
+    const grace = 500
+    // The raw reply of a consume at `at`, by the one-key script, then its size by the several-keys script.
+    const replies = async (algorithm: Algorithm, key: string, at: number) => {
+      const params = scriptParams(algorithm, grace)
+      const rkey = `reply-size:${key}`
+      const alone = (await client.callBuffer('EVALSHA', [
+        SCRIPTS[algorithm.kind].sha,
+        1,
+        ...singleArgs(`${rkey}:alone`, 'consume', true, at, 1, String(grace), params),
+      ])) as Buffer
+      const items = [{ algorithm, key, cost: 1 }]
+      const args = consumeAllArgs(
+        true,
+        grace,
+        [{ items, keys: [`${rkey}:batched`], banKeys: undefined, now: at }],
+        1,
+        [params],
+      )
+      const batched = (await client.callBuffer('EVALSHA', [CONSUME_ALL.sha, 1, ...args])) as Buffer
+      // The several-keys reply: one size byte per item, then the decisions.
+      expect(batched.subarray(1)).toEqual(alone)
+      const delay = alone.length === 40 ? alone.readDoubleLE(32) : 0
+      return { bytes: alone.length, batchedBytes: batched[0], first: alone.readDoubleLE(0), delay }
+    }
+    for (const script of [SCRIPTS['token-bucket'], CONSUME_ALL]) await client.script('LOAD', script.source)
+    const token = tokenBucket({ capacity: 3, refillRate: 1, interval: '1s' })
+    // Empty, then with units in it: a token bucket never delays.
+    expect(await replies(token, 'token', now)).toMatchObject({ bytes: 16, batchedBytes: 16, first: 2 })
+    expect(await replies(token, 'token', now + 10)).toMatchObject({ bytes: 16, batchedBytes: 16, first: 1 })
+    const police = leakyBucket({ capacity: 3, leakRate: 1, interval: '1s' })
+    expect(await replies(police, 'police', now)).toMatchObject({ bytes: 16, first: 2 })
+    expect(await replies(police, 'police', now + 10)).toMatchObject({ bytes: 16, first: 1 })
+    // Shaping: the first request into an empty bucket goes at once; the next waits for the unit ahead of it.
+    const shape = leakyBucket({ capacity: 3, leakRate: 1, interval: '1s', mode: 'shape' })
+    expect(await replies(shape, 'shape', now)).toMatchObject({ bytes: 16, batchedBytes: 16, first: 2 })
+    // allowed, and 990 ms to wait (the unit ahead, less the 10 ms it has drained)
+    expect(await replies(shape, 'shape', now + 10)).toMatchObject({
+      bytes: 40,
+      batchedBytes: 40,
+      first: 1,
+      delay: 990,
+    })
   })
 })
 
@@ -166,6 +213,8 @@ for (const name of CLIENT_NAMES)
       // Emptied again at +6 s, fresh 3 s later (+9.5 s with the grace): past the kept expiry, a new one, 6.5 s on.
       expect(await store.consume(bucket, 'k', 3, now + 6000)).toMatchObject({ allowed: true, remaining: 0 })
       expect(await read(bucketKey)).toEqual([3000, now + 6000, now + 12_500])
+      expect(await client.pttl(bucketKey)).toBeGreaterThan(6000)
+      expect(await client.pttl(bucketKey)).toBeLessThanOrEqual(6500)
       // GCRA of 3 per second (one per 333.3 ms): a TAT stored alone is read.
       const meter = gcra({ rate: 3, period: '1s' })
       const meterKey = store.keyOf(meter, 'k')

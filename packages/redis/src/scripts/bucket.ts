@@ -18,7 +18,13 @@ end
 local level = 0
 if stored > 0 then
   local elapsed = now - last
-  if elapsed > 0 then level = max(0, stored - elapsed * rate) else level = stored end
+  if elapsed > 0 then
+    -- max(0, stored - elapsed * rate), without a call
+    level = stored - elapsed * rate
+    if not (level > 0) then level = 0 end
+  else
+    level = stored
+  end
 end
 if op == 'r' then
   if raw then
@@ -36,14 +42,19 @@ end
 local full = capacity * interval
 local nxt = level + cost * interval
 if nxt <= full then
-  local after = level
+  local after, reset = level, nil
   if op == 'c' then
-    after = nxt
-    ${keepUntil('<dd', 'nxt, now', 'nxt / rate')}
+    -- The reply's resetMs is the whole ms the state needs to become fresh: the expiry is kept from it.
+    after, reset = nxt, ceil(nxt / rate)
+    ${keepUntil('<dd', 'nxt, now', 'reset', true)}
+  else
+    reset = ceil(level / rate)
   end
-  local delay = 0
-  if shape == 1 then delay = ceil(level / rate) end
-  ${reply(1, 'floor((full - after) / interval)', 'ceil(after / rate)', '0', 'delay')}
+  if shape == 1 and level > 0 then
+    -- Shaping, with units ahead of this request: it waits for them to drain.
+    ${reply(1, 'floor((full - after) / interval)', 'reset', '0', 'ceil(level / rate)')}
+  end
+  ${reply(1, 'floor((full - after) / interval)', 'reset', '0', '0')}
 end
 local retry
 if cost > capacity then retry = math.huge else retry = ceil((nxt - full) / rate) end

@@ -32,7 +32,9 @@ if op == 's' then
   ${keepUntil('<d', 'tat', 'tat - now')}
   return false
 end
-local tat = max(stored, now)
+-- max(stored, now), without a call
+local tat = stored
+if now > tat then tat = now end
 local nxt = tat + cost * emission
 if nxt - now <= tolerance + 1e-3 then
   local ahead = tat - now

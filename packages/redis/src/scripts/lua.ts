@@ -6,7 +6,9 @@
  * State is stored as little-endian IEEE doubles (`struct.pack('<d')`): exact, bit for bit (-0 and fractions of
  * a ms included), with no text formatting or parsing. State is written with `SET ... PX` (never without a TTL),
  * kept `grace` ms past the moment it becomes equal to a fresh state, and deleted when it already is; a write
- * that keeps the key's expiry rewrites the bytes in place (`SETRANGE`, which keeps the TTL).
+ * that keeps the key's expiry rewrites the bytes in place (`SETRANGE`, which keeps the TTL), and one that moves
+ * the expiry of a bucket's or GCRA's key that exists rewrites them in place then sets the TTL (`PEXPIRE`, in
+ * the same script: never without a TTL either).
  *
  * An algorithm's code sees `key`, `op` (`'c'` consume, `'p'` peek, `'r'` refund, `'s'` charge: spend whatever the limit says, a settled cost), `now` (ms), `cost`, `grace`
  * (ms) and its own parameters as locals, and `text` (reply as text, for clients without binary replies).
@@ -36,23 +38,29 @@ export const keep = (value: string, expiresIn: string): string =>
 
 /**
  * Lua: store a state whose last field is the moment (ms, on the caller's clock) its key expires, read into
- * `expires` (nil when the stored state has none), for the states whose expiry moves on with every write (the
- * buckets, GCRA). The state becomes fresh `expiresIn` ms from now, and its key must outlive that by the
- * grace: when it already does, the bytes are rewritten in place and the expiry kept (`SETRANGE`, no TTL to
- * set); else the key is stored to expire later again by the grace or by `expiresIn`, whichever is longer, so
- * that the writes which follow keep it: a key whose state takes a long while to become fresh (a bucket that
- * refills slowly, whose every admission moves that moment on) is set with `SET ... PX` once per doubling of
- * that while, not on every write. A key is kept at least a grace, and at most a grace plus the longer of the
- * grace and its last set `expiresIn`, past the moment its state becomes fresh. Deleted when the state already
- * is fresh. `fields` are the state's other fields, `format` their `struct` format.
+ * `expires` (nil when the stored state has none) from `raw` (the stored value, nil when there is none), for
+ * the states whose expiry moves on with every write (the buckets, GCRA). The state becomes fresh `expiresIn`
+ * ms from now (`whole`: a whole number of ms already, the `ceil` of it), and its key must outlive that by the
+ * grace: when it already does, the state's other fields are rewritten in place and the expiry, field and TTL,
+ * kept (`SETRANGE` of those fields alone, no TTL to set); else the key is stored to expire later again by the
+ * grace or by `expiresIn`, whichever is longer, so that the writes which follow keep it: a key whose state
+ * takes a long while to become fresh (a bucket that refills slowly, whose every admission moves that moment
+ * on) gets a new TTL once per doubling of that while, not on every write. A key is kept at least a grace, and
+ * at most a grace plus the longer of the grace and its last set `expiresIn`, past the moment its state
+ * becomes fresh. A new TTL is `SET ... PX` for a new key, and for a key that exists its bytes rewritten in
+ * place then `PEXPIRE` (cheaper than replacing its value: Redis frees nothing and allocates nothing). Deleted
+ * when the state already is fresh. `fields` are the state's other fields, `format` their `struct` format.
  */
-export const keepUntil = (format: string, fields: string, expiresIn: string): string =>
-  `do local expires_in = ${expiresIn} if expires_in > 0 then ` +
-  `local need = ceil(expires_in) + grace ` +
+export const keepUntil = (format: string, fields: string, expiresIn: string, whole = false): string =>
+  `do local expires_in = ${whole ? expiresIn : `ceil(${expiresIn})`} if expires_in > 0 then ` +
+  `local need = expires_in + grace ` +
   `if expires and expires >= now + need then ` +
-  `redis.call('SETRANGE', key, '0', encode('${format}d', ${fields}, expires)) ` +
-  `else local ttl = need + max(grace, ceil(expires_in)) ` +
-  `redis.call('SET', key, encode('${format}d', ${fields}, now + ttl), 'PX', string.format('%d', ttl)) end ` +
+  `redis.call('SETRANGE', key, '0', encode('${format}', ${fields})) ` +
+  `else local ttl = need + max(grace, expires_in) ` +
+  `if raw then ` +
+  `redis.call('SETRANGE', key, '0', encode('${format}d', ${fields}, now + ttl)) ` +
+  `redis.call('PEXPIRE', key, fmt('%d', ttl)) ` +
+  `else redis.call('SET', key, encode('${format}d', ${fields}, now + ttl), 'PX', fmt('%d', ttl)) end end ` +
   `else redis.call('DEL', key) end end`
 
 /**
