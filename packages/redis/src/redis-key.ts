@@ -2,9 +2,7 @@ import { partitionOf } from '@floodgate/core/internal'
 
 /**
  * The Redis key of one key's state for one algorithm: `prefix:key:algorithm`, the suffix being the
- * algorithm's id (its kind and parameters), so algorithms stay apart and equal ones share state. The
- * sliding window log's id is followed by `:v2` (`swl:100,60000:v2`): its state is a string now, and the
- * LIST earlier versions kept at the id alone is left to them (a rolling upgrade runs both without errors).
+ * algorithm's id (its kind and parameters), so algorithms stay apart and equal ones share state.
  *
  * Keys from `@floodgate/core` (the limiter, the HTTP handler) already carry their caller in braces,
  * `scope{caller}rest`, encoded so a client can neither pick a Cluster slot nor leave its tag: they are used as
@@ -15,12 +13,8 @@ import { partitionOf } from '@floodgate/core/internal'
  * @example redisKey('rl', 'user:1', 'fw:5,1000') // 'rl:{user:1}:fw:5,1000'
  */
 export function redisKey(prefix: string, key: string, algorithmId: string): string {
-  const suffix = algorithmId.startsWith('swl:') ? `${algorithmId}${LOG_KEY_VERSION}` : algorithmId
-  return `${prefix}:${tagged(key) ? key : `{${partitionOf(key)}}`}:${suffix}`
+  return `${prefix}:${tagged(key) ? key : `{${partitionOf(key)}}`}:${algorithmId}`
 }
-
-/** After the sliding window log's id in its key: the layout of its state (see `scripts/sliding-window-log.ts`). */
-export const LOG_KEY_VERSION = ':v2'
 
 /** Whether a key carries a non-empty hash tag and is well-formed UTF-16 (so UTF-8 keeps it as it is). */
 function tagged(key: string): boolean {

@@ -283,11 +283,11 @@ describe('the sliding window log in Redis: one string, entries then a header', (
   })
   const agrees = { allowed: true, remaining: true, resetMs: true, retryAfterMs: true }
 
-  it('is a string at the id with :v2 after it; an admission keeps the TTL until it must move', async () => {
+  it('is a string at the id; an admission keeps the TTL until it must move', async () => {
     const s = store()
     const log = slidingWindowLog({ limit: 5, window: '10s' })
     const rkey = s.keyOf(log, 'ttl')
-    expect(rkey).toBe(`swl:{ttl}:${log.id}:v2`)
+    expect(rkey).toBe(`swl:{ttl}:${log.id}`)
     expect(await s.consume(log, 'ttl', 1, T)).toMatchObject({ allowed: true, remaining: 4, resetMs: 10_000 })
     expect(await client.type(rkey)).toBe('string')
     // Kept the grace past the newest entry's expiry, and a window more for the admissions that follow.
@@ -504,38 +504,6 @@ describe('the sliding window log in Redis: one string, entries then a header', (
     expect((await readLog(rkey))!.entries).toHaveLength(36)
     await both('consume', 5, T + 34)
     await both('consume', 1, T + 1_001) // 2 expired: room for one more
-  })
-
-  it('a sliding window log written by an earlier version (a LIST at the id alone) is left to it and its TTL', async () => {
-    const s = store()
-    const log = slidingWindowLog({ limit: 2, window: '1m' })
-    const old = `swl:{legacy}:${log.id}`
-    const entry = Buffer.alloc(8)
-    entry.writeDoubleLE(T + 60_000)
-    await client.rpush(old, entry, entry)
-    await client.pexpire(old, 60_500)
-    expect(await s.consume(log, 'legacy', 1, T)).toMatchObject({
-      allowed: true,
-      remaining: 1,
-      source: 'redis',
-    })
-    expect(await s.peek(log, 'legacy', 1, T)).toMatchObject({ allowed: true, remaining: 1 })
-    await s.refund(log, 'legacy', 1, T)
-    await s.charge(log, 'legacy', 1, T)
-    expect(await client.type(old)).toBe('list')
-    expect(await client.llen(old)).toBe(2)
-    expect(await client.type(s.keyOf(log, 'legacy'))).toBe('string')
-    // One request's several policies (the several-keys script) too.
-    const other = fixedWindow({ limit: 5, window: '1m' })
-    const [a, b] = await s.consumeAll(
-      [
-        { algorithm: log, key: 'legacy', cost: 1 },
-        { algorithm: other, key: 'legacy', cost: 1 },
-      ],
-      T,
-    )
-    expect([a!.allowed, b!.allowed, a!.remaining]).toEqual([true, true, 0])
-    expect(await client.llen(old)).toBe(2)
   })
 
   it('agrees with the MemoryStore on long random sequences, alone and batched', async () => {

@@ -77,10 +77,6 @@ export const LOG_WASTE_SLOTS = 32
  * cost an admission had over the sliding window counter's (about 1,000 CPU instructions of Redis per
  * decision at 256 in flight); Redis 7.0 would format a Lua number given to it with `%.17g`, which costs more.
  *
- * The key is the algorithm id with `:v2` after it (see `redisKey`): the log of earlier versions was a Redis
- * LIST at the id alone, which `GETRANGE` would answer with `WRONGTYPE`. A distinct key lets both versions run
- * side by side during a rolling upgrade (each deciding from its own log, neither failing) and a rollback find
- * its lists; the old lists expire on their TTL (a window plus the grace). See `docs/redis.md`.
  * Params: limit, windowMs.
  */
 export const SLIDING_WINDOW_LOG: AlgorithmLua = {
