@@ -1,5 +1,5 @@
 import { retryAfterSeconds } from '../http/answer.js'
-import { JSON_TYPE, PROBLEM_TYPE, type ResponseFormat } from '../http/respond.js'
+import { JSON_TYPE, PROBLEM_TYPE, type ResponseFormat } from '../http/bodies.js'
 import type { AnswerOutcome } from './gate.js'
 
 /** The RateLimit draft's problem type for a server that is short of capacity (503). */

@@ -237,7 +237,7 @@ export function createRateLimitHandler<N = any>(options: RateLimitOptions<N> = {
 
 /**
  * `middleware` with the controls of `handler` on it (`usage`, `unban`, `overrides`), as Express's and Koa's
- * `rateLimit` return it.
+ * `rateLimit` and Fastify's `app.rateLimit()` return it.
  */
 export function withControls<M extends object>(middleware: M, handler: LimiterControls): M & LimiterControls {
   return Object.assign(middleware, {

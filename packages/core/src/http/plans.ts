@@ -2,6 +2,7 @@ import { toMs } from '../duration.js'
 import { cacheKeyOf } from '../store-keys/own-copy.js'
 import { sha256Text128 } from '../store-keys/sha256.js'
 import { callAppFunction, FunctionFailure, invalidKeyValue } from './app-functions.js'
+import { PLAN_BODIES } from './bodies.js'
 import { RateLimitRequestError } from './errors.js'
 import type { PlanCaller } from './key-spec.js'
 import type { ParsedRateLimitOptions } from './options/schema.js'
@@ -9,7 +10,7 @@ import type { Outcome } from './outcome.js'
 import { compilePlanLookup, type PlanAnswer } from './plan-lookup.js'
 import type { Reporter } from './report.js'
 import type { RequestInfo } from './request-info.js'
-import { PLAN_BODIES, type Respond } from './respond.js'
+import type { Respond } from './respond.js'
 
 /** The usage plan a request is decided under, and the caller its plan counts: its API key or its address. */
 export interface PlanOfRequest extends PlanCaller {

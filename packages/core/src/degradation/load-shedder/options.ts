@@ -1,6 +1,6 @@
 import type { Duration } from '../../duration.js'
+import type { ResponseFormat } from '../../http/bodies.js'
 import type { RequestInfo } from '../../http/request-info.js'
-import type { ResponseFormat } from '../../http/respond.js'
 import type { MetricsSink } from '../../metrics/sink.js'
 import type { OverloadSignal } from './event-loop-delay.js'
 

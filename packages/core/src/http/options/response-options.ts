@@ -1,8 +1,8 @@
 import type { Decision } from '../../types.js'
+import type { ResponseFormat } from '../bodies.js'
 import type { HeadersOption } from '../headers.js'
 import type { Outcome } from '../outcome.js'
 import type { RequestInfo } from '../request-info.js'
-import type { ResponseFormat } from '../respond.js'
 import type { LimitedResponse } from './policy-types.js'
 
 /** The options of what a response carries and how a refusal reads, part of {@link RateLimitOptions}. */
