@@ -10,7 +10,7 @@ const SLOTS = 67_108_864
 const DIGITS_UP_TO = 256
 
 /**
- * Lua: `d = '<8 * at>'`, the digits of slot `at`'s byte offset for `at` in `lo..hi`, found by halving among
+ * Lua: `d = '<8 * slot>'`, the digits of `slot`'s byte offset for `slot` in `lo..hi`, found by halving among
  * string constants: formatting a number (`string.format`) makes a new string in a call to C, which costs
  * Redis more than eight comparisons and a constant (an admission at 256 in flight about 1,000 CPU
  * instructions less: `bench/suites/redis/script-cost.mjs`).
@@ -18,7 +18,7 @@ const DIGITS_UP_TO = 256
 const offsetDigits = (lo: number, hi: number): string => {
   if (lo === hi) return `d = '${8 * lo}'`
   const mid = (lo + hi) >>> 1
-  return `if at <= ${mid} then ${offsetDigits(lo, mid)} else ${offsetDigits(mid + 1, hi)} end`
+  return `if slot <= ${mid} then ${offsetDigits(lo, mid)} else ${offsetDigits(mid + 1, hi)} end`
 }
 const OFFSET_DIGITS = offsetDigits(1, DIGITS_UP_TO)
 
@@ -36,11 +36,11 @@ export const LOG_WASTE_SLOTS = 32
  * string's length (`GETRANGE key -32 -1`):
  *
  * ```
- * slot 0 .. first-1 | slot first .. tail-1    | slot tail .. size-1      | at         oldest expires
+ * slot 0 .. first-1 | slot first .. tail-1    | slot tail .. size-1      | packed     oldest expires
  *   dropped         |  the log, oldest first  |  unused (after a refund) | the header, at byte 8 * size
  * ```
  *
- * `at` is `tail * 2^26 + first`, negated when a refund left unused slots (`size > tail`: the last of them
+ * `packed` is `tail * 2^26 + first`, negated when a refund left unused slots (`size > tail`: the last of them
  * then holds `size`; else `size = tail` and the slot before the header is the newest entry). `oldest` is the
  * log's first entry (no read needed to know whether any expired, nor for a refusal's retry at cost 1),
  * `expires` the moment (on the caller's clock) the key's TTL runs out. The TypeScript keeps a ring of `limit`
@@ -86,19 +86,14 @@ export const SLIDING_WINDOW_LOG: AlgorithmLua = {
 local cost = raw_cost
 if cost ~= 1 and cost % 1 ~= 0 then cost = ceil(cost) end
 local h = redis.call('GETRANGE', key, '-32', '-1')
-local at, oldest, expires, first, tail, size
+local packed, oldest, expires, first, tail, size
 if h ~= '' then
-  at, oldest, expires = decode('<ddd', h, 9)
-  if at < 0 then
-    at = -at
-    size = decode('<d', h)
-    first = at % ${SLOTS}
-    tail = (at - first) / ${SLOTS}
-  else
-    first = at % ${SLOTS}
-    tail = (at - first) / ${SLOTS}
-    size = tail
-  end
+  packed, oldest, expires = decode('<ddd', h, 9)
+  -- Negative when a refund left unused slots: the slot before the header then holds the size.
+  if packed < 0 then packed, size = -packed, decode('<d', h) end
+  first = packed % ${SLOTS}
+  tail = (packed - first) / ${SLOTS}
+  size = size or tail
 else
   first, tail, size, oldest = 0, 0, 0, 0
 end
@@ -168,11 +163,11 @@ if op ~= 'c' or cost > free then
     local retry = math.huge
     if cost <= limit then
       -- The ring's cost-th oldest entry: the log's (cost - free)-th.
-      local at = first + cost - 1 - free
-      if at == first then
+      local slot = first + cost - 1 - free
+      if slot == first then
         retry = oldest - now
       else
-        retry = decode('<d', redis.call('GETRANGE', key, fmt('%d', 8 * at), fmt('%d', 8 * at + 7))) - now
+        retry = decode('<d', redis.call('GETRANGE', key, fmt('%d', 8 * slot), fmt('%d', 8 * slot + 7))) - now
       end
     end
     local reset = 0
@@ -182,10 +177,11 @@ if op ~= 'c' or cost > free then
 end
 if m > 0 then
   local e = now + w
+  -- A TTL set: the grace past the new entries' expiry, and a window more for the admissions that follow.
+  local ttl = ceil(w) + grace + max(grace, ceil(w))
   local waste = first + size - tail
   if n == 0 or waste >= ${LOG_WASTE_SLOTS} and (waste >= n or tail + m >= ${SLOTS}) then
     -- Written afresh: the live entries (none for a new key), the new ones, the header; the TTL set.
-    local ttl = ceil(w) + grace + max(grace, ceil(w))
     local live = ''
     if n > 0 then live = redis.call('GETRANGE', key, fmt('%d', 8 * first), fmt('%d', 8 * tail - 1)) else oldest = e end
     if m > 1 then live = live .. string.rep(encode('<d', e), m - 1) end
@@ -193,11 +189,10 @@ if m > 0 then
   else
     -- The key must outlive the new entries by the grace: ceil(w) + grace ms from now (w + 1 covers ceil(w)).
     if expires < e + grace + 1 then
-      local ttl = ceil(w) + grace + max(grace, ceil(w))
       expires = now + ttl
       redis.call('PEXPIRE', key, fmt('%d', ttl))
     end
-    local at = tail
+    local slot = tail
     tail = tail + m
     if tail >= size then
       -- The usual case: the new entries, the newest last, and the header right behind them, from where the
@@ -205,19 +200,19 @@ if m > 0 then
       local last = encode('<dddd', e, tail * ${SLOTS} + first, oldest, expires)
       if m > 1 then last = string.rep(encode('<d', e), m - 1) .. last end
       local d
-      if at <= ${DIGITS_UP_TO} then
+      if slot <= ${DIGITS_UP_TO} then
         ${OFFSET_DIGITS}
       else
-        d = fmt('%d', 8 * at)
+        d = fmt('%d', 8 * slot)
       end
       redis.call('SETRANGE', key, d, last)
     else
       -- Into the slots a refund left, some of them still unused: the slot before the header holds \`size\`.
       local last = encode('<dddd', size, -(tail * ${SLOTS} + first), oldest, expires)
       if size - tail <= 16 then
-        redis.call('SETRANGE', key, fmt('%d', 8 * at), string.rep(encode('<d', e), size - 1 - at) .. last)
+        redis.call('SETRANGE', key, fmt('%d', 8 * slot), string.rep(encode('<d', e), size - 1 - slot) .. last)
       else
-        redis.call('SETRANGE', key, fmt('%d', 8 * at), string.rep(encode('<d', e), m))
+        redis.call('SETRANGE', key, fmt('%d', 8 * slot), string.rep(encode('<d', e), m))
         redis.call('SETRANGE', key, fmt('%d', 8 * size - 8), last)
       end
     end
