@@ -54,34 +54,31 @@ export function adaptIoredis(client: IoredisClient): ScriptClient {
   const candidate = client as IoredisClient & Partial<BinaryEval> & Partial<OwnPipeline>
   const binary = typeof candidate.evalshaBuffer === 'function' && typeof candidate.evalBuffer === 'function'
   const buffers = candidate as IoredisClient & BinaryEval
-  const evalsha: ScriptClient['evalsha'] = binary
-    ? (sha, numKeys, args) => buffers.evalshaBuffer(sha, numKeys, ...args)
-    : (sha, numKeys, args) => client.evalsha(sha, numKeys, ...args)
-  const evalScript: ScriptClient['eval'] = binary
-    ? (source, numKeys, args) => buffers.evalBuffer(source, numKeys, ...args)
-    : (source, numKeys, args) => client.eval(source, numKeys, ...args)
   // With enableAutoPipelining, ioredis holds every command until the next tick and answers the commands of one
   // tick together, once the last reply is in: two batch calls of one tick would wait for each other, and Redis
   // would run the second only after the first one's callers are answered. A call of several keys (a batch, or a
   // request's policies) is a pipeline already: it goes in a pipeline of its own, at once.
   const ownPipeline =
     binary && candidate.options?.enableAutoPipelining === true && typeof candidate.pipeline === 'function'
-  const alone = (send: (pipeline: BinaryEval) => unknown): Promise<unknown> => {
-    const pipeline = (candidate as OwnPipeline).pipeline()
-    send(pipeline)
-    return pipeline.exec().then(firstReply)
+  /** EVALSHA or EVAL: `binaryMethod` when the client has it, else `textMethod`; several keys in a pipeline of their own. */
+  const scriptCall = (
+    binaryMethod: keyof BinaryEval,
+    textMethod: 'evalsha' | 'eval',
+  ): ScriptClient['eval'] => {
+    const direct: ScriptClient['eval'] = binary
+      ? (script, numKeys, args) => buffers[binaryMethod](script, numKeys, ...args)
+      : (script, numKeys, args) => client[textMethod](script, numKeys, ...args)
+    if (!ownPipeline) return direct
+    return (script, numKeys, args) => {
+      if (numKeys <= 1) return direct(script, numKeys, args)
+      const pipeline = (candidate as OwnPipeline).pipeline()
+      pipeline[binaryMethod](script, numKeys, ...args)
+      return pipeline.exec().then(firstReply)
+    }
   }
   return {
-    evalsha: ownPipeline
-      ? (sha, numKeys, args) =>
-          numKeys > 1 ? alone((p) => p.evalshaBuffer(sha, numKeys, ...args)) : evalsha(sha, numKeys, args)
-      : evalsha,
-    eval: ownPipeline
-      ? (source, numKeys, args) =>
-          numKeys > 1
-            ? alone((p) => p.evalBuffer(source, numKeys, ...args))
-            : evalScript(source, numKeys, args)
-      : evalScript,
+    evalsha: scriptCall('evalshaBuffer', 'evalsha'),
+    eval: scriptCall('evalBuffer', 'eval'),
     del: (key) => client.del(key),
     get status() {
       return client.status

@@ -15,6 +15,13 @@ export function testBans(suite: Suite): void {
     /** The store's first kind with a quota of 2 that gives nothing back within a test. */
     const quota = () => quotaAlgorithm(kinds[0]!, 2)
     const banOf = (after: number, withinMs = HOUR, forMs = HOUR): BanRule => ({ after, withinMs, forMs })
+    /** One unit of the quota at a key of its own (named after `name`), with `ban` when given. */
+    const itemOf = (name: string, ban?: BanRule): ConsumeItem => ({
+      algorithm: quota(),
+      key: uniqueKey(name),
+      cost: 1,
+      ...(ban ? { ban } : {}),
+    })
     const all = (items: ConsumeItem[], now: number | undefined) => suite.store.consumeAll!(items, now)
     const one = async (item: ConsumeItem, now: number | undefined) => (await all([item], now))[0]!
     /** A key whose quota is spent, at `now`. */
@@ -29,12 +36,7 @@ export function testBans(suite: Suite): void {
       if (!store.unban) return refusesBan(store)
       expect(store.consumeAll, 'a store that keeps bans decides them in consumeAll').toBeTypeOf('function')
       const t = nextDay()
-      const item: ConsumeItem = {
-        algorithm: quota(),
-        key: uniqueKey('ban'),
-        cost: 1,
-        ban: banOf(3, 10_000, 60_000),
-      }
+      const item = itemOf('ban', banOf(3, 10_000, 60_000))
       expect(await one(item, at(t))).toMatchObject({ allowed: true })
       expect(await one(item, at(t))).toMatchObject({ allowed: true })
       const first = await one(item, at(t + 1))
@@ -71,12 +73,7 @@ export function testBans(suite: Suite): void {
         const { store } = suite
         if (!store.unban) return refusesBan(store)
         const t = nextDay()
-        const item: ConsumeItem = {
-          algorithm: quota(),
-          key: uniqueKey('ban-within'),
-          cost: 1,
-          ban: banOf(2, 1000, 5000),
-        }
+        const item = itemOf('ban-within', banOf(2, 1000, 5000))
         await spent(item, t)
         expect(banned(await one(item, t + 1))).toBe(false)
         expect(banned(await one(item, t + 1001))).toBe(false) // the window ran: this one is the first again
@@ -91,8 +88,8 @@ export function testBans(suite: Suite): void {
       const { store } = suite
       if (!store.unban) return refusesBan(store)
       const t = nextDay()
-      const a: ConsumeItem = { algorithm: quota(), key: uniqueKey('ban-a'), cost: 1, ban: banOf(1) }
-      const b: ConsumeItem = { algorithm: quota(), key: uniqueKey('ban-b'), cost: 1 }
+      const a = itemOf('ban-a', banOf(1))
+      const b = itemOf('ban-b')
       await spent(a, at(t))
       expect(banned(await one(a, at(t + 1)))).toBe(true)
       const both = await all([a, b], at(t + 2))
@@ -107,8 +104,8 @@ export function testBans(suite: Suite): void {
       const { store } = suite
       if (!store.unban) return refusesBan(store)
       const t = nextDay()
-      const a: ConsumeItem = { algorithm: quota(), key: uniqueKey('ban-c'), cost: 1, ban: banOf(1) }
-      const b: ConsumeItem = { algorithm: quota(), key: uniqueKey('ban-d'), cost: 1, ban: banOf(1) }
+      const a = itemOf('ban-c', banOf(1))
+      const b = itemOf('ban-d', banOf(1))
       await spent(b, at(t))
       const decided = await all([a, b], at(t + 1))
       expect(decided[0]).toMatchObject({ allowed: true })
@@ -121,7 +118,7 @@ export function testBans(suite: Suite): void {
       const { store } = suite
       if (!store.unban) return refusesBan(store)
       const t = nextDay()
-      const item: ConsumeItem = { algorithm: quota(), key: uniqueKey('unban'), cost: 1, ban: banOf(2) }
+      const item = itemOf('unban', banOf(2))
       await spent(item, at(t))
       await one(item, at(t + 1))
       expect(banned(await one(item, at(t + 2)))).toBe(true)
@@ -142,7 +139,7 @@ export function testBans(suite: Suite): void {
       const { store } = suite
       if (!store.unban) return refusesBan(store)
       const t = nextDay()
-      const item: ConsumeItem = { algorithm: quota(), key: uniqueKey('ban-tick'), cost: 1, ban: banOf(3) }
+      const item = itemOf('ban-tick', banOf(3))
       await spent(item, at(t))
       const decided = await Promise.all(Array.from({ length: 6 }, () => one(item, at(t + 1))))
       expect(decided.every((d) => !d.allowed)).toBe(true)
