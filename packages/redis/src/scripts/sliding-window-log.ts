@@ -30,6 +30,12 @@ const OFFSET_DIGITS = offsetDigits(1, DIGITS_UP_TO)
 export const LOG_WASTE_SLOTS = 32
 
 /**
+ * Lua: the TTL a log's key is given when it is set: the grace past the new entries' expiry, and a window more
+ * for the admissions that follow (computed only where a TTL is set: an admission that keeps it calls nothing).
+ */
+const LOG_TTL = 'ceil(w) + grace + max(grace, ceil(w))'
+
+/**
  * Sliding window log, as `@floodgate/core`'s `slidingWindowLog`: the expiry times (`admittedAt + window`) of
  * admitted units, oldest first, in one string of 8-byte little-endian doubles: the slots, then a header of
  * three doubles at the very end of the string, which a decision reads with the slot before it, whatever the
@@ -177,11 +183,10 @@ if op ~= 'c' or cost > free then
 end
 if m > 0 then
   local e = now + w
-  -- A TTL set: the grace past the new entries' expiry, and a window more for the admissions that follow.
-  local ttl = ceil(w) + grace + max(grace, ceil(w))
   local waste = first + size - tail
   if n == 0 or waste >= ${LOG_WASTE_SLOTS} and (waste >= n or tail + m >= ${SLOTS}) then
     -- Written afresh: the live entries (none for a new key), the new ones, the header; the TTL set.
+    local ttl = ${LOG_TTL}
     local live = ''
     if n > 0 then live = redis.call('GETRANGE', key, fmt('%d', 8 * first), fmt('%d', 8 * tail - 1)) else oldest = e end
     if m > 1 then live = live .. string.rep(encode('<d', e), m - 1) end
@@ -189,6 +194,7 @@ if m > 0 then
   else
     -- The key must outlive the new entries by the grace: ceil(w) + grace ms from now (w + 1 covers ceil(w)).
     if expires < e + grace + 1 then
+      local ttl = ${LOG_TTL}
       expires = now + ttl
       redis.call('PEXPIRE', key, fmt('%d', ttl))
     end
