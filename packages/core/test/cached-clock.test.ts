@@ -1,30 +1,80 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { cachedClock } from '../src/internal.js'
 
 describe('cachedClock', () => {
-  it('reads its source at most once per 256 decisions within one synchronous burst', () => {
-    let reads = 0
-    let wall = 1_000
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  /** A clock over a wall the test moves, counting its reads. */
+  function wallClock(start: number) {
+    const wall = { now: start, reads: 0 }
     const clock = cachedClock(() => {
-      reads++
-      return wall
+      wall.reads++
+      return wall.now
     })
-    expect(clock()).toBe(1_000)
-    wall = 1_005
-    for (let i = 0; i < 255; i++) expect(clock()).toBe(1_000)
-    expect(clock()).toBe(1_005) // the 257th call reads again: a long burst still sees time move
-    expect(reads).toBe(2)
+    return { wall, clock }
+  }
+
+  it('reads its source on every decision while decisions are sparse, and starts no timer', () => {
+    vi.useFakeTimers()
+    const { wall, clock } = wallClock(1_000)
+    for (let i = 0; i < 100; i++) {
+      wall.now += 1
+      expect(clock()).toBe(wall.now) // exact: a new millisecond is seen at once
+    }
+    expect(wall.reads).toBe(100)
+    expect(vi.getTimerCount()).toBe(0)
+    // 31 decisions within one millisecond are still read one by one
+    for (let i = 0; i < 30; i++) expect(clock()).toBe(wall.now)
+    expect(wall.reads).toBe(130)
+    expect(vi.getTimerCount()).toBe(0)
     clock.stop()
   })
 
-  it('reads afresh after stop(), and after a quiet spell', () => {
-    let wall = 0
-    const clock = cachedClock(() => wall)
-    clock()
-    wall = 50
+  it('caches the reading once 32 decisions fall in one millisecond: at most one read per 256 in a burst', () => {
+    vi.useFakeTimers()
+    const { wall, clock } = wallClock(1_000)
+    for (let i = 0; i < 32; i++) expect(clock()).toBe(1_000)
+    expect(wall.reads).toBe(32)
+    expect(vi.getTimerCount()).toBe(1) // the refresh timer
+    wall.now = 1_005
+    // the reading has served 32 decisions: 224 more before the clock is read again
+    for (let i = 0; i < 224; i++) expect(clock()).toBe(1_000)
+    expect(clock()).toBe(1_005) // a long burst still sees time move
+    expect(wall.reads).toBe(33)
+    for (let i = 0; i < 255; i++) clock()
+    expect(wall.reads).toBe(33)
     clock.stop()
+  })
+
+  it('refreshes the cached reading every millisecond while busy, and reads each time again after a quiet one', () => {
+    vi.useFakeTimers()
+    const { wall, clock } = wallClock(1_000)
+    for (let i = 0; i < 32; i++) clock()
+    wall.now = 1_001
+    clock()
+    vi.advanceTimersByTime(1) // busy since the last run: refreshed
+    expect(clock()).toBe(1_001)
+    wall.now = 1_002
+    vi.advanceTimersByTime(1) // refreshed again (a decision came in between)
+    expect(wall.reads).toBe(34)
+    vi.advanceTimersByTime(1) // quiet: the timer stops
+    expect(vi.getTimerCount()).toBe(0)
+    wall.now = 1_003
+    expect(clock()).toBe(1_003) // read afresh
+    expect(wall.reads).toBe(35)
+  })
+
+  it('reads afresh after stop()', () => {
+    vi.useFakeTimers()
+    const { wall, clock } = wallClock(0)
+    for (let i = 0; i < 40; i++) clock()
+    wall.now = 50
+    clock.stop()
+    expect(vi.getTimerCount()).toBe(0)
     expect(clock()).toBe(50)
     clock.stop()
   })

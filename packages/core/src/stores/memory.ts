@@ -27,7 +27,7 @@ export interface MemoryStoreOptions {
   maxKeys?: number
   /**
    * The time source, in ms, used when the limiter passes no time of its own.
-   * @default a cached `Date.now()`, read at most once per ms under load (see `cachedClock`)
+   * @default `Date.now()`, cached while decisions are dense: read at most once per ms under load (see `cachedClock`)
    * @example Date.now
    */
   clock?: Clock
