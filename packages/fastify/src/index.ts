@@ -127,7 +127,9 @@ function write(
   reply: FastifyReply,
 ): boolean {
   try {
-    reply.headers(outcome.headers)
+    // Each header on its own: `reply.headers` would first list the names in an array of their own.
+    const headers = outcome.headers
+    for (const name in headers) reply.header(name, headers[name]!)
     if (outcome.kind === 'answer') {
       reply.code(outcome.status).type(outcome.contentType).send(outcome.body)
       return false
