@@ -50,22 +50,48 @@ describe('cachedClock', () => {
     clock.stop()
   })
 
-  it('refreshes the cached reading every millisecond while busy, and reads each time again after a quiet one', () => {
+  it('refreshes the cached reading every millisecond while 32 or more decisions fall in it', () => {
     vi.useFakeTimers()
     const { wall, clock } = wallClock(1_000)
     for (let i = 0; i < 32; i++) clock()
     wall.now = 1_001
     clock()
-    vi.advanceTimersByTime(1) // busy since the last run: refreshed
+    vi.advanceTimersByTime(1) // 33 decisions in that millisecond: refreshed
+    expect(wall.reads).toBe(33)
     expect(clock()).toBe(1_001)
+    for (let i = 0; i < 31; i++) clock()
     wall.now = 1_002
-    vi.advanceTimersByTime(1) // refreshed again (a decision came in between)
+    vi.advanceTimersByTime(1) // 32 again: refreshed, still cached
     expect(wall.reads).toBe(34)
-    vi.advanceTimersByTime(1) // quiet: the timer stops
+    expect(clock()).toBe(1_002)
+    expect(vi.getTimerCount()).toBe(1)
+    clock.stop()
+  })
+
+  it('reads each time again after a millisecond with fewer than 32 decisions, not only after a quiet one', () => {
+    vi.useFakeTimers()
+    const { wall, clock } = wallClock(1_000)
+    for (let i = 0; i < 32; i++) clock() // one dense burst
+    vi.advanceTimersByTime(1) // refreshed: the burst's millisecond had 32
+    wall.now = 1_002
+    clock() // then one decision a millisecond, as a server at 1,000 requests a second
+    vi.advanceTimersByTime(1) // a millisecond with one decision: the timer stops
+    expect(vi.getTimerCount()).toBe(0)
+    const reads = wall.reads
+    wall.now = 1_003
+    expect(clock()).toBe(1_003) // read afresh, exactly
+    expect(wall.reads).toBe(reads + 1)
+  })
+
+  it('reads each time again after a quiet millisecond', () => {
+    vi.useFakeTimers()
+    const { wall, clock } = wallClock(1_000)
+    for (let i = 0; i < 32; i++) clock()
+    vi.advanceTimersByTime(1)
+    vi.advanceTimersByTime(1) // no decision in it: the timer stops
     expect(vi.getTimerCount()).toBe(0)
     wall.now = 1_003
-    expect(clock()).toBe(1_003) // read afresh
-    expect(wall.reads).toBe(35)
+    expect(clock()).toBe(1_003)
   })
 
   it('reads afresh after stop()', () => {
@@ -79,12 +105,13 @@ describe('cachedClock', () => {
     clock.stop()
   })
 
-  it('never keeps the process alive', () => {
-    const entry = fileURLToPath(new URL('../dist/index.js', import.meta.url))
-    const script = `import(${JSON.stringify(entry)}).then(async (m) => {
-      const limiter = m.createLimiter({ algorithm: m.fixedWindow({ limit: 5, window: '1h' }) })
-      await limiter.consume('k')
-      console.log('done')
+  it('never keeps the process alive, its refresh timer running', () => {
+    // A source that never moves puts the clock in its cached mode, with the timer, after 32 calls.
+    const entry = fileURLToPath(new URL('../dist/internal.js', import.meta.url))
+    const script = `import(${JSON.stringify(entry)}).then((m) => {
+      const clock = m.cachedClock(() => 0)
+      for (let i = 0; i < 64; i++) clock()
+      console.log(process.getActiveResourcesInfo().includes('Timeout') ? 'a timer holds the process' : 'done')
     })`
     const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
       encoding: 'utf8',

@@ -137,7 +137,7 @@ function write(
   } catch (error) {
     // A header or status Fastify refused: answer 500 and keep serving.
     const failed = handler.writeFailed(error, info)
-    for (const name of Object.keys(outcome.headers)) reply.removeHeader(name)
+    for (const name in outcome.headers) reply.removeHeader(name)
     reply.code(failed.status).headers(failed.headers).type(failed.contentType).send(failed.body)
     return false
   }

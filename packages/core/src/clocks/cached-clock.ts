@@ -19,18 +19,18 @@ const DENSE = 32
  * While decisions are sparse (fewer than 32 in a millisecond: an HTTP server's usual rate) each decision reads
  * the clock, exactly, and no timer runs. Once they are dense, the reading is cached and refreshed every
  * millisecond by an unref'd timer, and after at most 256 decisions from one reading, so a long synchronous
- * burst still sees time move; after a quiet millisecond the timer stops itself and decisions read the clock
- * again. It never keeps the process alive, and a decision is never more than about a millisecond behind the
- * wall clock: the same resolution `Date.now()` itself has.
+ * burst still sees time move; a millisecond with fewer than 32 decisions stops the timer, and decisions read
+ * the clock again. It never keeps the process alive. A cached reading is at most a millisecond old while the
+ * event loop turns; within one long synchronous run, it is at most 256 decisions old.
  */
-export function cachedClock(source: Clock = Date.now): Clock & { stop(): void } {
+export function cachedClock(source: Clock = () => Date.now()): Clock & { stop(): void } {
   let now = Number.NaN
   /** Whether decisions are served from `now`, refreshed by the timer. */
   let cached = false
   /** Cached: the decisions served from `now`. Read each time: the reads in a row that gave `now`. */
   let uses = 0
-  /** Whether a decision was made since the timer last ran. */
-  let busy = false
+  /** Cached: the decisions since the timer last ran (the rate that keeps the reading cached). */
+  let sinceTick = 0
   let timer: ReturnType<typeof setInterval> | undefined
 
   const readEachTime = () => {
@@ -41,15 +41,15 @@ export function cachedClock(source: Clock = Date.now): Clock & { stop(): void } 
   }
 
   const tick = () => {
-    if (!busy) return readEachTime()
-    busy = false
+    if (sinceTick < DENSE) return readEachTime()
+    sinceTick = 0
     now = source()
     uses = 0
   }
 
   const clock = () => {
     if (cached) {
-      busy = true
+      sinceTick++
       if (uses++ < MAX_USES) return now
       now = source()
       uses = 1
@@ -61,7 +61,7 @@ export function cachedClock(source: Clock = Date.now): Clock & { stop(): void } 
       uses = 1
     } else if (++uses >= DENSE) {
       cached = true
-      busy = true
+      sinceTick = uses
       timer = setInterval(tick, REFRESH_MS)
       timer.unref()
     }

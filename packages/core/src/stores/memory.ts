@@ -27,7 +27,7 @@ export interface MemoryStoreOptions {
   maxKeys?: number
   /**
    * The time source, in ms, used when the limiter passes no time of its own.
-   * @default `Date.now()`, cached while decisions are dense: read at most once per ms under load (see `cachedClock`)
+   * @default `Date.now()` on each decision while decisions are sparse, a reading cached for at most a millisecond while they are dense (see `cachedClock`)
    * @example Date.now
    */
   clock?: Clock
