@@ -75,7 +75,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const execArgv = dashes === -1 ? [] : process.argv.slice(dashes + 1)
   const [specsJson, cycles = '4', idleMs = '0', sliceMs = '500'] = args
   if (!specsJson)
-    throw new Error("usage: process-states.mjs '<json array of specs>' [cycles] [idle ms] [slice ms] [-- node flags]")
+    throw new Error(
+      "usage: process-states.mjs '<json array of specs>' [cycles] [idle ms] [slice ms] [-- node flags]",
+    )
   const servers = await Promise.all(JSON.parse(specsJson).map((spec) => startServer(spec, execArgv)))
   try {
     for (const server of servers) {
