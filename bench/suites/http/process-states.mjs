@@ -17,57 +17,12 @@
 //   node bench/suites/http/process-states.mjs "[{$F,\"limiter\":\"floodgate\"},{$F,\"limiter\":\"floodgate\",\"metrics\":\"prometheus\"},{$F,\"limiter\":\"peer\"},{$F,\"limiter\":\"floodgate\"},{$F,\"limiter\":\"floodgate\",\"metrics\":\"prometheus\"},{$F,\"limiter\":\"peer\"}]"
 //
 // Imports the built packages: build first (`npx turbo run build`).
-import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { startLoad } from './client.mjs'
-
-const WARMUP_MS = 3_000
-const SETTLE_MS = 150
-const CONNECTIONS = 50
+import { settingsOf } from './config.mjs'
+import { measureSlice, warmUp } from './measure-slice.mjs'
+import { spawnServer } from './server-process.mjs'
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** Start one server process for `spec`; resolves once it listens, with a way to ask its CPU time. */
-async function startServer(spec, execArgv) {
-  const script = fileURLToPath(new URL('server.mjs', import.meta.url))
-  const child = fork(script, [JSON.stringify(spec)], {
-    execArgv,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  })
-  let next = 0
-  /** The process's CPU time so far, µs: `{ user, system }`. */
-  const usage = () =>
-    new Promise((resolve) => {
-      const id = next++
-      const onMessage = (message) => {
-        if (message?.type !== 'cpu' || message.id !== id) return
-        child.off('message', onMessage)
-        resolve(message)
-      }
-      child.on('message', onMessage)
-      child.send({ type: 'cpu', id })
-    })
-  const ready = await new Promise((resolve, reject) => {
-    child.once('message', resolve)
-    child.once('exit', (code) => reject(new Error(`server ${JSON.stringify(spec)} exited with ${code}`)))
-  })
-  return { spec, child, usage, port: ready.port, cpuUs: 0, systemUs: 0, responses: 0 }
-}
-
-/** Send load to `server` for one slice, adding its CPU time and responses to its totals. */
-async function measureSlice(server, sliceMs) {
-  const load = startLoad({ port: server.port, connections: CONNECTIONS })
-  await sleep(SETTLE_MS)
-  load.reset()
-  const before = await server.usage()
-  await sleep(sliceMs)
-  const after = await server.usage()
-  const { statuses } = load.snapshot()
-  await load.stop()
-  server.cpuUs += after.user + after.system - before.user - before.system
-  server.systemUs += after.system - before.system
-  server.responses += Object.values(statuses).reduce((sum, n) => sum + n, 0)
-}
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dashes = process.argv.indexOf('--')
@@ -78,24 +33,35 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     throw new Error(
       "usage: process-states.mjs '<json array of specs>' [cycles] [idle ms] [slice ms] [-- node flags]",
     )
-  const servers = await Promise.all(JSON.parse(specsJson).map((spec) => startServer(spec, execArgv)))
+  // The suite's settings (50 connections, 150 ms to settle), a warm-up of 3 s whatever the rate, and this slice.
+  const settings = {
+    ...settingsOf({}),
+    warmupMs: 3_000,
+    warmupMaxMs: 3_000,
+    warmupRequests: 0,
+    sliceMs: Number(sliceMs),
+  }
+  const specs = JSON.parse(specsJson)
+  const servers = await Promise.all(specs.map((spec) => spawnServer(spec, { execArgv })))
+  const totals = specs.map(() => ({ cpuUs: 0, systemUs: 0, responses: 0 }))
   try {
-    for (const server of servers) {
-      const load = startLoad({ port: server.port, connections: CONNECTIONS })
-      await sleep(WARMUP_MS)
-      await load.stop()
-    }
+    for (const server of servers) await warmUp(server, settings)
     for (let cycle = 0; cycle < Number(cycles); cycle++) {
-      for (const server of servers) await measureSlice(server, Number(sliceMs))
+      for (const [i, server] of servers.entries()) {
+        const slice = await measureSlice(server, settings)
+        totals[i].cpuUs += slice.cpuUsPerRequest * slice.responses
+        totals[i].systemUs += slice.systemUsPerRequest * slice.responses
+        totals[i].responses += slice.responses
+      }
       await sleep(Number(idleMs))
     }
-    for (const [i, s] of servers.entries()) {
-      const perRequest = (us) => (us / s.responses).toFixed(2)
+    for (const [i, total] of totals.entries()) {
+      const perRequest = (us) => (us / total.responses).toFixed(2)
       console.log(
-        `${i} ${JSON.stringify(s.spec)}: ${perRequest(s.cpuUs)} µs CPU per request (system ${perRequest(s.systemUs)}), ${s.responses} responses`,
+        `${i} ${JSON.stringify(specs[i])}: ${perRequest(total.cpuUs)} µs CPU per request (system ${perRequest(total.systemUs)}), ${total.responses} responses`,
       )
     }
   } finally {
-    for (const s of servers) s.child.kill()
+    await Promise.all(servers.map((server) => server.stop()))
   }
 }
