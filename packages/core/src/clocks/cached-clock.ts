@@ -25,18 +25,16 @@ const DENSE = 32
  */
 export function cachedClock(source: Clock = () => Date.now()): Clock & { stop(): void } {
   let now = Number.NaN
-  /** Whether decisions are served from `now`, refreshed by the timer. */
-  let cached = false
-  /** Cached: the decisions served from `now`. Read each time: the reads in a row that gave `now`. */
+  /** Cached (the timer running): the decisions served from `now`. Read each time: the reads in a row that gave `now`. */
   let uses = 0
   /** Cached: the decisions since the timer last ran (the rate that keeps the reading cached). */
   let sinceTick = 0
+  /** The refresh timer: running while decisions are served from `now`, undefined while each reads the clock. */
   let timer: ReturnType<typeof setInterval> | undefined
 
   const readEachTime = () => {
     clearInterval(timer)
     timer = undefined
-    cached = false
     uses = 0
   }
 
@@ -48,7 +46,7 @@ export function cachedClock(source: Clock = () => Date.now()): Clock & { stop():
   }
 
   const clock = () => {
-    if (cached) {
+    if (timer !== undefined) {
       sinceTick++
       if (uses++ < MAX_USES) return now
       now = source()
@@ -60,7 +58,6 @@ export function cachedClock(source: Clock = () => Date.now()): Clock & { stop():
       now = read
       uses = 1
     } else if (++uses >= DENSE) {
-      cached = true
       sinceTick = uses
       timer = setInterval(tick, REFRESH_MS)
       timer.unref()
