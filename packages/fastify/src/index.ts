@@ -127,7 +127,8 @@ function write(
   reply: FastifyReply,
 ): boolean {
   try {
-    // Each header on its own: `reply.headers` would first list the names in an array of their own.
+    // Each header on its own: `reply.headers` lists the names in an array, then reads each value at a property
+    // load every caller in the app shares; this loop reads one header object's shape.
     const headers = outcome.headers
     for (const name in headers) reply.header(name, headers[name]!)
     if (outcome.kind === 'answer') {
