@@ -1,7 +1,7 @@
 // Where the CPU instructions of one HTTP configuration go that another's do not: both run under valgrind's
 // callgrind in the suite's request loop (request-loop.mjs: server and client in one process, 5,000 requests of
-// warm-up, then 8,000 counted in slices of 2,000, each slice dumped by a mark), the slices after the warm-up
-// summed per function, and the two compared per request:
+// warm-up with a full collection 4,000 before its end, then 8,000 counted in slices of 2,000, each slice dumped
+// by a mark), the slices after the warm-up summed per function, and the two compared per request:
 //
 //   node bench/suites/http/slice-diff.mjs '<spec A json>' '<spec B json>' [rows]
 //
@@ -22,6 +22,8 @@ import { COUNTED_NODE_FLAGS, hasValgrind, runCounted } from '../../lib/instructi
 
 const COUNTED = 8_000
 const SLICE = 2_000
+/** A full collection this many requests before the counted ones (request-loop.mjs's REQUEST_LOOP_COLLECT). */
+const COLLECT = 4_000
 /** V8's garbage collector, by the names of its functions. */
 const GC =
   /v8::internal::(Mark|Sweep|Scaveng|Evacuat|Remembered|LiveObject|BodyDescriptor|MarkingBarrier|HeapObject::SizeFromMap|ConcurrentMarking|IncrementalMarking|Heap::|MinorMarkCompact|Page::)/
@@ -76,11 +78,12 @@ export function profile(spec) {
         process.execPath,
         ...COUNTED_NODE_FLAGS,
         '--perf-basic-prof',
+        '--expose-gc',
         script,
         JSON.stringify(spec),
         String(COUNTED),
       ],
-      { env: { ...process.env, REQUEST_LOOP_MARKS: String(SLICE) } },
+      { env: { ...process.env, REQUEST_LOOP_MARKS: String(SLICE), REQUEST_LOOP_COLLECT: String(COLLECT) } },
     )
     // Dump 1 is everything up to the end of the warm-up; the counted slices follow it.
     const slices = readdirSync(dir)
