@@ -6,11 +6,10 @@
 // (request-loop.mjs beside it): the client's share is the same in every row, so the differences between rows
 // are the server's and the client's reading of a longer response head.
 //
-// Each configuration is counted as slice-diff.mjs counts it: 8,000 requests after a warm-up of 5,000 (with a full
-// collection 4,000 before its end, so that the first one a growing heap triggers, at a request that depends on
-// the heap's size, is not counted), in one process, so that start-up, the JIT's first compilations and where a
-// full collection happens to fall in a short run do not move the figure (counted as the difference of a 2,000- and a 6,000-request run instead, one run on
-// Fastify gave Floodgate +25,544 instructions over bare with its headers and +138,170 without them).
+// Each configuration is counted as slice-diff.mjs counts it: 8,000 requests after a warm-up with a full
+// collection in it, in one process, so that start-up, the JIT's first compilations and where a full collection
+// happens to fall do not move the figure (counted as the difference of a 2,000- and a 6,000-request run instead,
+// one run on Fastify gave Floodgate +25,544 instructions over bare with its headers and +138,170 without them).
 //
 //   node bench/suites/http/count.mjs                    Fastify and Koa (about 3 minutes per row)
 //   node bench/suites/http/count.mjs express fastify    the frameworks named

@@ -20,9 +20,11 @@ export async function measureSlice(server, settings, { ms = settings.sliceMs, re
   const load = startLoad({ port: server.port, connections: settings.connections })
   await sleep(settings.settleMs)
   const [c0, r0] = await Promise.all([server.cpu(), redisUsage?.()])
+  const loadCpu = process.cpuUsage()
   load.reset()
   await sleep(ms)
   const [c1, r1] = await Promise.all([server.cpu(), redisUsage?.()])
+  const loadUsed = process.cpuUsage(loadCpu)
   const snap = load.snapshot()
   await load.stop()
   const lat = sorted(snap.latencies)
@@ -34,6 +36,8 @@ export async function measureSlice(server, settings, { ms = settings.sliceMs, re
     userUsPerRequest: (c1.user - c0.user) / snap.responses,
     systemUsPerRequest: (c1.system - c0.system) / snap.responses,
     serverCpuShare: (c1.cpuUs - c0.cpuUs) / 1000 / snap.elapsedMs,
+    // The load generator's CPU (this process's) over the same window: near one CPU, it held the server back.
+    loadCpuUs: loadUsed.user + loadUsed.system,
     responses: snap.responses,
     statuses: snap.statuses,
     p50Ms: percentile(lat, 50),

@@ -9,16 +9,15 @@
 // of 500 ms (`slice ms`) after 150 ms for its new connections to settle, as bench/suites/http.mjs does, then
 // waits `idle` ms. One spec, one cycle and a slice of 3000 ms measure one server alone under steady load. A
 // line gives the server's CPU (`process.cpuUsage()`, user + system, all its threads) per response over its
-// slices, the system share, and how busy the server and the load generator (this process, over each slice and
-// its settling) were, in CPUs: a server below 1 waited on its client. Node flags after `--` go to every server process (`--trace-gc`, or
-// `--min-semi-space-size=16 --max-semi-space-size=16` to fix the young generation's size).
+// slices, the system share, and how busy the server and the load generator (this process) were over them, in
+// CPUs: a server below 1 waited on its client. Node flags after `--` go to every server process (`--trace-gc`,
+// or `--min-semi-space-size=16 --max-semi-space-size=16` to fix the young generation's size).
 //
 // Example: two Floodgate processes, two with prometheus() metrics and two of the peer, on Fastify:
 //   F='"framework":"fastify","store":"memory","limit":1e9'
 //   node bench/suites/http/process-states.mjs "[{$F,\"limiter\":\"floodgate\"},{$F,\"limiter\":\"floodgate\",\"metrics\":\"prometheus\"},{$F,\"limiter\":\"peer\"},{$F,\"limiter\":\"floodgate\"},{$F,\"limiter\":\"floodgate\",\"metrics\":\"prometheus\"},{$F,\"limiter\":\"peer\"}]"
 //
 // Imports the built packages: build first (`npx turbo run build`).
-import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { settingsOf } from './config.mjs'
 import { measureSlice, warmUp } from './measure-slice.mjs'
@@ -45,36 +44,26 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   const specs = JSON.parse(specsJson)
   const servers = await Promise.all(specs.map((spec) => spawnServer(spec, { execArgv })))
-  const totals = specs.map(() => ({
-    cpuUs: 0,
-    systemUs: 0,
-    responses: 0,
-    elapsedMs: 0,
-    clientCpuUs: 0,
-    clientWallMs: 0,
-  }))
+  const totals = specs.map(() => ({ cpuUs: 0, systemUs: 0, responses: 0, elapsedMs: 0, loadCpuUs: 0 }))
   try {
     for (const server of servers) await warmUp(server, settings)
     for (let cycle = 0; cycle < Number(cycles); cycle++) {
       for (const [i, server] of servers.entries()) {
-        const client = process.cpuUsage()
-        const started = performance.now()
         const slice = await measureSlice(server, settings)
-        const { user, system } = process.cpuUsage(client)
         const total = totals[i]
         total.cpuUs += slice.cpuUsPerRequest * slice.responses
         total.systemUs += slice.systemUsPerRequest * slice.responses
         total.responses += slice.responses
         total.elapsedMs += slice.elapsedMs
-        total.clientCpuUs += user + system
-        total.clientWallMs += performance.now() - started
+        total.loadCpuUs += slice.loadCpuUs
       }
       await sleep(Number(idleMs))
     }
     for (const [i, total] of totals.entries()) {
       const perRequest = (us) => (us / total.responses).toFixed(2)
+      const cpus = (us) => (us / 1000 / total.elapsedMs).toFixed(2)
       console.log(
-        `${i} ${JSON.stringify(specs[i])}: ${perRequest(total.cpuUs)} µs CPU per request (system ${perRequest(total.systemUs)}), ${total.responses} responses; the server at ${(total.cpuUs / 1000 / total.elapsedMs).toFixed(2)} CPUs, the load generator at ${(total.clientCpuUs / 1000 / total.clientWallMs).toFixed(2)}`,
+        `${i} ${JSON.stringify(specs[i])}: ${perRequest(total.cpuUs)} µs CPU per request (system ${perRequest(total.systemUs)}), ${total.responses} responses; the server at ${cpus(total.cpuUs)} CPUs, the load generator at ${cpus(total.loadCpuUs)}`,
       )
     }
   } finally {

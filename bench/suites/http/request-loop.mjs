@@ -20,8 +20,7 @@
 // heap, smaller, had none in 25,000): collected here, it falls in the warm-up for every configuration. The pages
 // it leaves to sweep are swept during the counted requests, more of them the bigger the heap (on Fastify,
 // Floodgate's server 465 instructions per request more than the peer's). The `k` requests after it re-optimize
-// what it threw away (slice-diff.mjs collects 4,000 before the end: with 2,000, TurboFan was still compiling in
-// the counted requests, and the peer's count rose from 95,377 instructions per request to 121,166).
+// what it threw away.
 import net from 'node:net'
 import { startServer } from './apps.mjs'
 import { getRequest, parseResponse } from './client.mjs'
